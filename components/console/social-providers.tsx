@@ -30,6 +30,8 @@ import type { InstanceResponse } from '@/lib/console/types';
 
 /** The dashboard API's social provider (server/social/schemas.ts); the client secret is never returned. */
 const KINDS = ['google', 'microsoft', 'github', 'apple', 'facebook', 'linkedin', 'discord', 'gitlab', 'slack', 'oidc'] as const;
+/** Latchkey's own stand-in provider (server/social/mock.ts): offered on test instances only, the server refuses it elsewhere. */
+const TEST_KINDS = [...KINDS, 'mock'] as const;
 
 /** `…/social`: the instance's social sign-in providers (buttons on the hosted pages). */
 export function SocialProviders() {
@@ -116,6 +118,7 @@ export function SocialProviders() {
 /** Mounted on opening, so its state starts from `provider` (null: a new provider). */
 function ProviderDialog({ provider, onClose, onSaved }: { provider: SocialProvider | null; onClose(): void; onSaved(): void }) {
   const t = useTranslations('social.console');
+  const instance = useInstance();
   const base = useInstanceApi('social_providers');
   const form = useFormError(['name', 'display_name', 'client_id', 'client_secret', 'issuer', 'tenant_id']);
   const [kind, setKind] = useState<SocialProvider['kind']>(provider?.kind ?? 'google');
@@ -127,12 +130,13 @@ function ProviderDialog({ provider, onClose, onSaved }: { provider: SocialProvid
   const [tenantId, setTenantId] = useState('');
   const [enabled, setEnabled] = useState(provider?.enabled ?? true);
 
+  const mock = kind === 'mock';
   const opt = (v: string) => (v.trim() ? v.trim() : undefined);
   const submit = form.handleSubmit(async () => {
     const common = {
       display_name: opt(displayName),
-      client_id: opt(clientId),
-      client_secret: secret || undefined,
+      client_id: mock ? undefined : opt(clientId),
+      client_secret: mock ? undefined : secret || undefined,
       // Google's and Microsoft's issuers are known; only a custom OpenID provider names its own.
       issuer: kind === 'oidc' ? opt(issuer) : undefined,
       tenant_id: kind === 'microsoft' ? opt(tenantId) : undefined,
@@ -157,7 +161,7 @@ function ProviderDialog({ provider, onClose, onSaved }: { provider: SocialProvid
         <Field label={t('kind')}>
           {(p) => (
             <Select {...p} value={kind} onChange={(e) => setKind(e.target.value as SocialProvider['kind'])}>
-              {KINDS.map((k) => (
+              {(instance.environment === 'test' ? TEST_KINDS : KINDS).map((k) => (
                 <option key={k} value={k}>
                   {t(`kinds.${k}`)}
                 </option>
@@ -182,14 +186,27 @@ function ProviderDialog({ provider, onClose, onSaved }: { provider: SocialProvid
       <Field label={t('displayName')} error={form.fieldError('display_name')}>
         {(p) => <Input {...p} value={displayName} onChange={(e) => setDisplayName(e.target.value)} maxLength={64} />}
       </Field>
-      <Field label={t('clientId')} error={form.fieldError('client_id')}>
-        {(p) => <Input {...p} value={clientId} onChange={(e) => setClientId(e.target.value)} required maxLength={512} />}
-      </Field>
-      <Field label={t('clientSecret')} hint={t('clientSecretHint')} error={form.fieldError('client_secret')}>
-        {(p) => (
-          <Input {...p} type="password" autoComplete="off" value={secret} onChange={(e) => setSecret(e.target.value)} maxLength={2048} />
-        )}
-      </Field>
+      {mock ? (
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('mockHint')}</p>
+      ) : (
+        <>
+          <Field label={t('clientId')} error={form.fieldError('client_id')}>
+            {(p) => <Input {...p} value={clientId} onChange={(e) => setClientId(e.target.value)} required maxLength={512} />}
+          </Field>
+          <Field label={t('clientSecret')} hint={t('clientSecretHint')} error={form.fieldError('client_secret')}>
+            {(p) => (
+              <Input
+                {...p}
+                type="password"
+                autoComplete="off"
+                value={secret}
+                onChange={(e) => setSecret(e.target.value)}
+                maxLength={2048}
+              />
+            )}
+          </Field>
+        </>
+      )}
       {kind === 'oidc' && (
         <Field label={t('issuer')} error={form.fieldError('issuer')}>
           {(p) => <Input {...p} value={issuer} onChange={(e) => setIssuer(e.target.value)} placeholder="https://id.example.com" />}

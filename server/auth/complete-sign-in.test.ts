@@ -199,6 +199,19 @@ async function pageRefusal(res: Response): Promise<Outcome> {
   return { status: res.status, body: { errors: [{ code: reason?.toUpperCase() ?? null, meta: { reason } }], page: text.slice(0, 500) } };
 }
 
+/** The browser back at the social callback (with its cookies): the attempt as it then reads, or the refusal page's reason. */
+async function socialCallback(w: World, b: FapiTestClient, search: string, attemptId: string): Promise<Outcome> {
+  const cookie = b.cookieHeader();
+  const res = await h.request('GET', `/fapi/${w.i.instanceId}/v1/oauth_callback${search}`, { headers: cookie ? { cookie } : {} });
+  b.keepCookies(res.headers);
+  if (res.status !== 303) {
+    // A refusal is an HTML page naming its reason: "… (USER_BANNED)".
+    const reason = [...(await res.text()).matchAll(/\(([A-Za-z_]+)\)/g)].pop()?.[1] ?? null;
+    return { status: res.status, body: { errors: [{ code: reason, meta: { reason } }] } };
+  }
+  return b.call('GET', `/v1/client/sign_ins/${attemptId}`);
+}
+
 /** The browser starts enterprise SSO for its address: the attempt and the IdP URL it is sent to (and the flow cookie it keeps). */
 async function startSso(b: FapiTestClient, email: string) {
   const started = await b.call('POST', '/v1/client/sign_ins', {
@@ -217,7 +230,10 @@ async function ssoOutcome(b: FapiTestClient, res: Response, attemptId: string): 
   return b.call('GET', `/v1/client/sign_ins/${attemptId}`);
 }
 
-const DRIVERS: Record<Exclude<WayKind, 'sso'> | 'email_code' | 'phone_code' | 'saml' | 'oidc_sso' | 'phone_sign_up', Driver> = {
+const DRIVERS: Record<
+  Exclude<WayKind, 'sso'> | 'email_code' | 'phone_code' | 'saml' | 'oidc_sso' | 'phone_sign_up' | 'mock_social',
+  Driver
+> = {
   password: async (_w, b, p) => b.call('POST', '/v1/client/sign_ins', { body: { identifier: p.username, password: PASSWORD } }),
   email_code: async (_w, b, p) => {
     const id = await createAttempt(b, p.email);
@@ -264,15 +280,20 @@ const DRIVERS: Record<Exclude<WayKind, 'sso'> | 'email_code' | 'phone_code' | 's
     expect(started.status, JSON.stringify(started.body)).toBe(200);
     idp.loginAs = p.sub;
     const back = await browseUntil(started.body.response.first_factor_verification.external_verification_redirect_url, callbackOf(w.i));
+    return socialCallback(w, b, back.search, started.body.response.id);
+  },
+  // The mock provider of test instances: its page (served by Latchkey) names the person's address, then the same callback.
+  mock_social: async (w, b, p) => {
+    const started = await b.call('POST', '/v1/client/sign_ins', { body: { strategy: 'oauth_mock', redirect_url: APP } });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const page = new URL(started.body.response.first_factor_verification.external_verification_redirect_url);
     const cookie = b.cookieHeader();
-    const res = await h.request('GET', `/fapi/${w.i.instanceId}/v1/oauth_callback${back.search}`, { headers: cookie ? { cookie } : {} });
-    b.keepCookies(res.headers);
-    if (res.status !== 303) {
-      // A refusal is an HTML page naming its reason: "… (USER_BANNED)".
-      const reason = [...(await res.text()).matchAll(/\(([A-Za-z_]+)\)/g)].pop()?.[1] ?? null;
-      return { status: res.status, body: { errors: [{ code: reason, meta: { reason } }] } };
-    }
-    return b.call('GET', `/v1/client/sign_ins/${started.body.response.id}`);
+    const posted = await h.request('POST', page.pathname, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: page.origin, ...(cookie ? { cookie } : {}) },
+      raw: new URLSearchParams({ state: page.searchParams.get('state')!, decision: 'allow', email: p.email }).toString(),
+    });
+    expect(posted.status, await posted.clone().text()).toBe(303);
+    return socialCallback(w, b, new URL(posted.headers.get('location')!).search, started.body.response.id);
   },
   // The IdP posts the signed response from its own site: the browser sends its SameSite=None flow cookie only.
   saml: async (w, b, p) => {
@@ -332,6 +353,7 @@ const WAY_NAMES = [
   'ticket',
   'impersonation',
   'social',
+  'mock_social',
   'saml',
   'oidc_sso',
   'lti',
@@ -341,7 +363,15 @@ const WAY_NAMES = [
 ] as const;
 type WayName = (typeof WAY_NAMES)[number];
 const kindOfName = (w: WayName): WayKind =>
-  w === 'email_code' || w === 'phone_code' ? 'code' : w === 'saml' || w === 'oidc_sso' ? 'sso' : w === 'phone_sign_up' ? 'sign_up' : w;
+  w === 'email_code' || w === 'phone_code'
+    ? 'code'
+    : w === 'saml' || w === 'oidc_sso'
+      ? 'sso'
+      : w === 'phone_sign_up'
+        ? 'sign_up'
+        : w === 'mock_social'
+          ? 'social'
+          : w;
 /** Both sign-ups make a new user: rules about an existing one do not apply. */
 const isSignUp = (w: WayName) => kindOfName(w) === 'sign_up';
 const SSO_WAYS = ['saml', 'oidc_sso'] as const;
@@ -389,6 +419,7 @@ const EXPECTED = {
     ticket: { refused: 'USER_BANNED' },
     impersonation: { refused: 'USER_BANNED' },
     social: { refused: 'USER_BANNED' },
+    mock_social: { refused: 'USER_BANNED' },
     saml: { refused: 'USER_BANNED' },
     oidc_sso: { refused: 'USER_BANNED' },
     lti: { refused: 'USER_BANNED' },
@@ -405,6 +436,7 @@ const EXPECTED = {
     ticket: { refused: 'USER_LOCKED' },
     impersonation: 'signed_in',
     social: { refused: 'USER_LOCKED' },
+    mock_social: { refused: 'USER_LOCKED' },
     saml: { refused: 'USER_LOCKED' },
     oidc_sso: { refused: 'USER_LOCKED' },
     lti: { refused: 'USER_LOCKED' },
@@ -421,6 +453,7 @@ const EXPECTED = {
     ticket: 'signed_in',
     impersonation: 'signed_in',
     social: 'signed_in',
+    mock_social: 'signed_in',
     saml: 'signed_in',
     oidc_sso: 'signed_in',
     lti: 'signed_in',
@@ -438,6 +471,7 @@ const EXPECTED = {
     ticket: 'needs_second_factor',
     impersonation: 'active',
     social: 'needs_second_factor',
+    mock_social: 'needs_second_factor',
     saml: 'needs_second_factor',
     oidc_sso: 'needs_second_factor',
     lti: 'pending',
@@ -455,6 +489,7 @@ const EXPECTED = {
     ticket: 'setup_mfa',
     impersonation: 'active',
     social: 'setup_mfa',
+    mock_social: 'setup_mfa',
     saml: 'setup_mfa',
     oidc_sso: 'setup_mfa',
     lti: 'setup_mfa',
@@ -471,6 +506,7 @@ const EXPECTED = {
     ticket: 'signed_in',
     impersonation: 'signed_in',
     social: { refused: 'sso_required', page: true },
+    mock_social: { refused: 'sso_required', page: true },
     saml: 'signed_in',
     oidc_sso: 'signed_in',
     lti: 'signed_in',
@@ -487,6 +523,7 @@ const EXPECTED = {
     ticket: 'rotated',
     impersonation: 'rotated',
     social: 'rotated',
+    mock_social: 'rotated',
     saml: 'rotated',
     oidc_sso: 'rotated',
     lti: 'rotated',
@@ -579,6 +616,8 @@ beforeAll(async () => {
       client_secret: IDP_SECRET,
     });
     expect(provider.status, JSON.stringify(provider.body)).toBe(201);
+    const mock = await bapi(i, 'POST', '/v1/social_providers', { kind: 'mock' });
+    expect(mock.status, JSON.stringify(mock.body)).toBe(201);
   }
 });
 

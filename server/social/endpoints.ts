@@ -9,7 +9,7 @@ import { createProviderBody, deletedProviderSchema, providerListSchema, provider
  * Social provider endpoints of one surface (BAPI, dashboard): the same bodies and domain
  * calls; only how the caller's instance is found differs. The domain audits each change.
  */
-export function socialProviderEndpointsFor<Auth>(instanceOf: (auth: Auth) => Pick<InstanceContext, 'id' | 'fapiUrl'>) {
+export function socialProviderEndpointsFor<Auth>(instanceOf: (auth: Auth) => Pick<InstanceContext, 'id' | 'fapiUrl' | 'environment'>) {
   return {
     list: endpoint<Auth>({
       summary: 'List the social sign-in providers (at most 20; the client secret is never returned)',
@@ -18,7 +18,7 @@ export function socialProviderEndpointsFor<Auth>(instanceOf: (auth: Auth) => Pic
     }),
     create: endpoint<Auth, z.output<typeof createProviderBody>>({
       summary:
-        'Add a social provider: a google, microsoft, github, apple, facebook, linkedin, discord, gitlab or slack preset, or any OIDC issuer (kind oidc); client_secret is write-only',
+        'Add a social provider: a google, microsoft, github, apple, facebook, linkedin, discord, gitlab or slack preset, any OIDC issuer (kind oidc), or the mock provider of test instances (kind mock); client_secret is write-only',
       audit: { action: 'social_provider.created', recordedBy: 'domain' },
       body: createProviderBody,
       response: providerSchema,

@@ -26,7 +26,8 @@ import {
 import { checkSignUpMode } from '../auth/sign-ups';
 import { createUser } from '../users/users';
 import { providerConfig, providerFetch } from './client';
-import { callbackUrl, findEnabledProvider, type ProviderRow } from './providers';
+import { callbackUrl, checkMockAllowed, findEnabledProvider, type ProviderRow } from './providers';
+import { mockAuthorizeUrl, mockIdentity } from './mock';
 import { REASONS } from './reasons';
 import { REASONS as INSTANCE_REASONS } from '../instances/reasons';
 import { OAUTH_STRATEGY_RE } from './schemas';
@@ -90,28 +91,35 @@ export async function startSocialFlow(
     input.complete_redirect_url,
     INSTANCE_REASONS.redirect_url_not_allowed,
   );
-  const config = await providerConfig(deps, instance, provider).catch((err: unknown) => {
-    throw new AppError('SERVICE_UNAVAILABLE', {
-      message: 'The social provider could not be reached.',
-      cause: err,
-      meta: { reason: REASONS.provider_error },
-    });
-  });
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
   const verifier = oidc.randomPKCECodeVerifier();
-  const isOidc = !OAUTH2_KINDS.includes(provider.kind);
-  const url = oidc.buildAuthorizationUrl(config, {
-    response_type: 'code',
-    // Apple posts its answer back when the email or name is asked for.
-    ...(provider.kind === 'apple' ? { response_mode: 'form_post' } : {}),
-    redirect_uri: callbackUrl(instance),
-    scope: provider.scopes.join(' '),
-    state,
-    ...(isOidc ? { nonce } : {}),
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  });
+  let url: URL;
+  if (provider.kind === 'mock') {
+    // Latchkey's own authorize page (mock.ts), never on a production instance.
+    checkMockAllowed(instance);
+    url = mockAuthorizeUrl(instance, state);
+  } else {
+    const config = await providerConfig(deps, instance, provider).catch((err: unknown) => {
+      throw new AppError('SERVICE_UNAVAILABLE', {
+        message: 'The social provider could not be reached.',
+        cause: err,
+        meta: { reason: REASONS.provider_error },
+      });
+    });
+    const isOidc = !OAUTH2_KINDS.includes(provider.kind);
+    url = oidc.buildAuthorizationUrl(config, {
+      response_type: 'code',
+      // Apple posts its answer back when the email or name is asked for.
+      ...(provider.kind === 'apple' ? { response_mode: 'form_post' } : {}),
+      redirect_uri: callbackUrl(instance),
+      scope: provider.scopes.join(' '),
+      state,
+      ...(isOidc ? { nonce } : {}),
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+  }
   return deps.db.transaction(async (tx) => {
     let c = client;
     let newClientToken: string | null = null;
@@ -213,6 +221,10 @@ async function exchange(
   state: string,
   query: string,
 ): Promise<Identity> {
+  if (p.kind === 'mock') {
+    checkMockAllowed(instance);
+    return mockIdentity(deps, flow, new URLSearchParams(query).get('code'));
+  }
   const config = await providerConfig(deps, instance, p);
   const isOidc = !OAUTH2_KINDS.includes(p.kind);
   let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;

@@ -11,6 +11,7 @@ import { REASONS } from './reasons';
 import type { z } from 'zod';
 import type { createProviderBody, updateProviderBody } from './schemas';
 import { strategyOf } from '../auth/social-transfer';
+import { generateSecret } from '../crypto/secrets';
 
 /**
  * Social sign-in providers of an instance: presets (Google, Microsoft, GitHub, Apple, Facebook, LinkedIn, Discord, GitLab,
@@ -72,6 +73,8 @@ const PRESETS: Record<Exclude<SocialProviderKind, 'oidc'>, Preset> = {
   linkedin: { displayName: 'LinkedIn', issuer: 'https://www.linkedin.com/oauth', scopes: ['openid', 'email', 'profile'], endpoints: {} },
   gitlab: { displayName: 'GitLab', issuer: 'https://gitlab.com', scopes: ['openid', 'email', 'profile'], endpoints: {} },
   slack: { displayName: 'Slack', issuer: 'https://slack.com', scopes: ['openid', 'email', 'profile'], endpoints: {} },
+  // Latchkey's own stand-in on test instances (mock.ts): no client, no issuer, nothing fetched.
+  mock: { displayName: 'Mock provider', issuer: null, scopes: ['openid', 'email', 'profile'], endpoints: {} },
 };
 
 /** Where the provider sends the browser back: one callback per instance, on its fapi_url. */
@@ -107,12 +110,14 @@ const auditDetails = (r: ProviderRow) => ({
 });
 
 function issuerOf(kind: SocialProviderKind, issuer: string | undefined | null, tenantId: string | undefined): string | null {
+  if (kind === 'mock') return null;
   if (issuer) return issuer.replace(/\/+$/, '');
   if (kind === 'microsoft' && tenantId) return `https://login.microsoftonline.com/${tenantId}/v2.0`;
   return kind === 'oidc' || OAUTH2_KINDS.includes(kind) ? null : PRESETS[kind].issuer;
 }
 
 function checkComplete(kind: SocialProviderKind, issuer: string | null, endpoints: Record<string, string>) {
+  if (kind === 'mock') return;
   if (OAUTH2_KINDS.includes(kind)) {
     if (!endpoints.authorization_endpoint || !endpoints.token_endpoint || !endpoints.api_base_url) {
       throw validationError(
@@ -173,12 +178,32 @@ async function forgetLinks(db: Pick<Deps, 'db'>['db'], instanceId: string, name:
 
 const taken = () => validationError('name', 'taken', 'This instance already has a social provider of that name.');
 
+/** The mock provider answers for anyone: never on a production instance. */
+export function checkMockAllowed(instance: Pick<InstanceContext, 'environment'>) {
+  if (instance.environment !== 'test') {
+    throw new AppError('FORBIDDEN', {
+      message: 'The mock provider is for test (development) instances only; add a real provider to a production instance.',
+      meta: { reason: REASONS.mock_provider_test_only, param: 'kind' },
+    });
+  }
+}
+
+/** The client of a new provider: required of every real one; the mock provider has none (a random secret fills the column). */
+function clientOf(input: z.output<typeof createProviderBody>) {
+  if (input.kind === 'mock') return { clientId: input.client_id ?? 'mock', secret: input.client_secret ?? generateSecret('mock_') };
+  if (!input.client_id) throw validationError('client_id', 'required', 'client_id is required.');
+  if (!input.client_secret) throw validationError('client_secret', 'required', 'client_secret is required.');
+  return { clientId: input.client_id, secret: input.client_secret };
+}
+
 export async function createProvider(
   deps: D,
-  instance: Pick<InstanceContext, 'id' | 'fapiUrl'>,
+  instance: Pick<InstanceContext, 'id' | 'fapiUrl' | 'environment'>,
   input: z.output<typeof createProviderBody>,
   auditCtx: AuditContext,
 ) {
+  if (input.kind === 'mock') checkMockAllowed(instance);
+  const client = clientOf(input);
   const preset = input.kind === 'oidc' ? null : PRESETS[input.kind];
   const name = input.name ?? (preset ? input.kind : undefined);
   if (!name) throw validationError('name', 'required', 'name is required for an OIDC provider.');
@@ -205,8 +230,8 @@ export async function createProvider(
         name,
         kind: input.kind,
         displayName: input.display_name ?? preset?.displayName ?? name,
-        clientId: input.client_id,
-        clientSecretEncrypted: deps.cipher.encrypt(input.client_secret),
+        clientId: client.clientId,
+        clientSecretEncrypted: deps.cipher.encrypt(client.secret),
         issuer,
         endpoints,
         scopes,

@@ -12,6 +12,8 @@ export const REASONS = {
   token_invalid: 'token_invalid',
   email_missing: 'email_missing',
   email_not_verified: 'email_not_verified',
+  /** The mock provider (kind `mock`) exists on test instances only. */
+  mock_provider_test_only: 'mock_provider_test_only',
 } as const;
 
 declare module '../http/errors' {

@@ -52,13 +52,22 @@ const common = {
 };
 
 export const createProviderBody = z.strictObject({
-  kind: z.enum(SOCIAL_PROVIDER_KINDS),
+  kind: z.enum(SOCIAL_PROVIDER_KINDS).meta({
+    description:
+      'A preset, oidc, or mock: the built-in mock provider of test instances (no client; its authorize page is served by Latchkey; 403 mock_provider_test_only on a production instance).',
+  }),
   name: z.string().trim().regex(PROVIDER_NAME_RE).optional().meta({
     description:
       'Slug of the strategy oauth_<name>, unique in the instance (422 taken); the kind for a preset (google, microsoft, github, apple, facebook, linkedin, discord, gitlab, slack) unless given; required for oidc (422 required).',
   }),
   ...common,
-  client_secret: z.string().min(1).max(2048).meta({ description: 'Write-only: encrypted at rest, never returned.' }),
+  client_id: common.client_id.optional().meta({ description: 'Required (422 required) except for kind mock.' }),
+  client_secret: z
+    .string()
+    .min(1)
+    .max(2048)
+    .optional()
+    .meta({ description: 'Write-only: encrypted at rest, never returned. Required (422 required) except for kind mock.' }),
 });
 
 export const updateProviderBody = z.strictObject({

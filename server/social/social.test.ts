@@ -569,3 +569,149 @@ describe('Sign in with Apple (OpenID Connect, the answer posted back)', () => {
     await h.call('DELETE', `/v1/social_providers/${created.body.id}`, { key: i.secret });
   });
 });
+
+describe('the mock provider of test instances (kind mock: its authorize page is served by Latchkey)', () => {
+  const ORIGIN = 'http://localhost:3000';
+  /** The page's form posted by the browser `b` (its cookies, the fapi's own origin). */
+  const answer = (b: FapiTestClient | null, fields: Record<string, string>) =>
+    h.request('POST', `/fapi/${i.instanceId}/v1/mock_oauth/authorize`, {
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: ORIGIN,
+        ...(b?.cookieHeader() ? { cookie: b.cookieHeader()! } : {}),
+      },
+      raw: new URLSearchParams(fields).toString(),
+    });
+  const pagePath = (url: string) => new URL(url).pathname + new URL(url).search;
+
+  let providerId = '';
+  beforeAll(async () => {
+    const made = await h.call('POST', '/v1/social_providers', { key: i.secret, body: { kind: 'mock' } });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body).toMatchObject({
+      kind: 'mock',
+      name: 'mock',
+      strategy: 'oauth_mock',
+      display_name: 'Mock provider',
+      client_secret_set: true,
+    });
+    providerId = made.body.id;
+  });
+  afterAll(async () => {
+    await h.call('DELETE', `/v1/social_providers/${providerId}`, { key: i.secret });
+  });
+
+  it('signs a new user up in one round trip: the page, the form, the normal callback; audited like every social sign-in', async () => {
+    const b = browserOf(h, i);
+    const started = await start(b, 'oauth_mock');
+    expect(started.url.startsWith(`${ORIGIN}/fapi/${i.instanceId}/v1/mock_oauth/authorize?state=`)).toBe(true);
+    const page = await h.request('GET', pagePath(started.url));
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('<form method="post"');
+    expect(html).toContain('name="email"');
+    const state = new URL(started.url).searchParams.get('state')!;
+
+    const posted = await answer(b, { state, decision: 'allow', email: 'Mona@Example.com', first_name: 'Mona', last_name: 'Mock' });
+    expect(posted.status, await posted.clone().text()).toBe(303);
+    const back = new URL(posted.headers.get('location')!);
+    expect(back.href.startsWith(callbackOf(i))).toBe(true);
+    expect(back.searchParams.get('state')).toBe(state);
+    expect(back.searchParams.get('code')).toMatch(/^mockc_/);
+
+    const { result, events } = await eventsDuring(h, i.instanceId, () => callback(b, back.search));
+    expect(result.status, await result.clone().text()).toBe(303);
+    expect(result.headers.get('location')).toBe(APP);
+    expect(events.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['user.created', 'session.created']));
+    const session = (await b.call('GET', '/v1/client')).body.sessions[0];
+    expect(session.status).toBe('active');
+    const user = (await h.call('GET', `/v1/users/${session.user_id}`, { key: i.secret })).body;
+    expect(user).toMatchObject({ first_name: 'Mona', last_name: 'Mock' });
+    expect(user.email_addresses[0]).toMatchObject({
+      email_address: 'Mona@Example.com',
+      verification: { status: 'verified', strategy: 'oauth_mock' },
+    });
+    expect((await lastAudit('social.sign_in'))?.details).toMatchObject({ provider: 'mock', outcome: 'created' });
+
+    // The same address again (any case) is the same provider account.
+    const again = browserOf(h, i);
+    const second = await start(again, 'oauth_mock');
+    const s2 = new URL(second.url).searchParams.get('state')!;
+    const p2 = await answer(again, { state: s2, decision: 'allow', email: 'mona@example.com' });
+    expect((await callback(again, new URL(p2.headers.get('location')!).search)).status).toBe(303);
+    expect((await again.call('GET', '/v1/client')).body.sessions[0].user_id).toBe(user.id);
+    expect((await lastAudit('social.sign_in'))?.details).toMatchObject({ provider: 'mock', outcome: 'existing' });
+
+    // Used: the page and its form answer a clear 400 page for that state.
+    expect((await h.request('GET', pagePath(started.url))).status).toBe(400);
+    const late = await answer(b, { state, decision: 'allow', email: 'someone@example.com' });
+    expect(late.status).toBe(400);
+    expect(await late.text()).toContain('already used');
+  });
+
+  it('a wrong code, Cancel, and an invalid address sign nobody in', async () => {
+    const b = browserOf(h, i);
+    const started = await start(b, 'oauth_mock');
+    const state = new URL(started.url).searchParams.get('state')!;
+    const invalid = await answer(b, { state, decision: 'allow', email: 'not an address' });
+    expect(invalid.status).toBe(400);
+    expect(await invalid.text()).toContain('Enter a valid email address.');
+
+    const posted = await answer(b, { state, decision: 'allow', email: 'forged@example.com' });
+    const back = new URL(posted.headers.get('location')!);
+    back.searchParams.set('code', 'mockc_guessed');
+    const forged = await callback(b, back.search);
+    expect(forged.status).toBe(403);
+    expect(await forged.text()).toContain('(token_invalid)');
+    expect((await b.call('GET', '/v1/client')).body.sessions).toEqual([]);
+
+    const c = browserOf(h, i);
+    const other = await start(c, 'oauth_mock');
+    const cancelled = await answer(c, { state: new URL(other.url).searchParams.get('state')!, decision: 'deny' });
+    const cancelBack = new URL(cancelled.headers.get('location')!);
+    expect(cancelBack.searchParams.get('error')).toBe('access_denied');
+    const refused = await callback(c, cancelBack.search);
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('(provider_error)');
+    const made = await h.call('GET', `/v1/users?email_address=forged@example.com`, { key: i.secret });
+    expect(made.body.data ?? made.body).toEqual([]);
+  });
+
+  it('is refused on a production instance: when adding it, and at every step should a row exist', async () => {
+    const live = await h.createInstance({ environment: 'live' });
+    const refused = await h.call('POST', '/v1/social_providers', { key: live.secret, body: { kind: 'mock' } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.errors[0]).toMatchObject({ code: 'FORBIDDEN', meta: { reason: 'mock_provider_test_only', param: 'kind' } });
+    expect(refused.body.errors[0].message).toContain('test (development) instances only');
+    // A real provider still needs its client.
+    const noClient = await h.call('POST', '/v1/social_providers', { key: live.secret, body: { kind: 'google' } });
+    expect(noClient.status).toBe(422);
+    expect(noClient.body.errors[0].meta).toMatchObject({ param: 'client_id' });
+
+    // A row written behind the API's back (or an instance's environment changed) still starts nothing.
+    const now = Date.now();
+    await h.runtime.deps.db.insert(socialProviders).values({
+      id: `socp_${randomBytes(8).toString('hex')}`,
+      instanceId: live.instanceId,
+      name: 'mock',
+      kind: 'mock',
+      displayName: 'Mock provider',
+      clientId: 'mock',
+      clientSecretEncrypted: h.runtime.deps.cipher.encrypt('x'),
+      issuer: null,
+      endpoints: {},
+      scopes: ['openid'],
+      enabled: true,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const b = browserOf(h, live);
+    const res = await b.call('POST', '/v1/client/sign_ins', {
+      body: { strategy: 'oauth_mock', redirect_url: `http://localhost:3000/fapi/${live.instanceId}/profile` },
+    });
+    expect(res.status).toBe(403);
+    expect(res.body.errors[0].meta).toMatchObject({ reason: 'mock_provider_test_only' });
+    const page = await h.request('GET', `/fapi/${live.instanceId}/v1/mock_oauth/authorize?state=x`);
+    expect(page.status).toBe(403);
+  });
+});

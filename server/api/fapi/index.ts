@@ -23,7 +23,7 @@ import {
 import { fapiCors } from './origin';
 import * as oauthGrants from './oauth';
 import { waitlist } from './waitlist';
-import { oauthCallbacks } from './social';
+import { mockOAuth, oauthCallbacks } from './social';
 import { routeTable, type GuardAuth } from '../../http/route-table';
 import { myPasskeys } from './passkeys';
 import { Hono } from 'hono';
@@ -62,6 +62,8 @@ const CALLBACK = { key: 'optional', client: true, limit: 'federation' } as const
 /** A provider's answer posted from its own site (form_post): no client, no cookie read; it is sent on to the GET callback. */
 const POSTED_BACK = { key: 'optional', client: false, limit: 'federation' } as const satisfies FapiGuard;
 const PUBLIC = { key: 'optional', client: false } as const satisfies FapiGuard;
+/** The mock provider's page on test instances: a provider's step, on the federation budget; no client read. */
+const MOCK_PROVIDER = { key: 'optional', client: false, limit: 'federation' } as const satisfies FapiGuard;
 /** A signed-in user (a live session; `uat_` tokens only where a me-scope is named). */
 const ME = { ...CLIENT, user: {} } as const satisfies FapiGuard;
 const ME_READ = { ...CLIENT, user: { tokenScope: 'me:read' } } as const satisfies FapiGuard;
@@ -132,6 +134,8 @@ export const fapiRoutes: RouteEntry<FapiGuard, MeAuth>[] = [
   fapiRoute('POST',   '/v1/organization_invitations/preview',               PUBLIC,   orgs.invitationTokens.preview),
   fapiRoute('GET',    '/v1/oauth_callback',                                 CALLBACK, oauthCallbacks.complete),
   fapiRoute('POST',   '/v1/oauth_callback',                                 POSTED_BACK, oauthCallbacks.postedBack),
+  fapiRoute('GET',    '/v1/mock_oauth/authorize',                           MOCK_PROVIDER, mockOAuth.page),
+  fapiRoute('POST',   '/v1/mock_oauth/authorize',                           MOCK_PROVIDER, mockOAuth.consent),
   fapiRoute('POST',   '/v1/client/sessions/:id/tokens',   CLIENT,        sessions.clientSessions.createToken),
   fapiRoute('POST',   '/v1/client/sessions/:id/end',      CLIENT,        sessions.clientSessions.end),
   fapiRoute('POST',   '/v1/client/sessions/:id/remove',   CLIENT,        sessions.clientSessions.remove),

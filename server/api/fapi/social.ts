@@ -10,6 +10,7 @@ import type { Deps } from '../../deps';
 import { clientView } from '../../sessions/clients';
 import { FLOW_TTL_MS, startSocialFlow } from '../../social/flow';
 import { bindingFor, setFlowCookie } from '../../auth/flow-binding';
+import { mockAuthorizePage, mockConsent, mockConsentBody } from '../../social/mock';
 
 const callbackQuery = z.object({
   state: z.string().max(512).optional(),
@@ -209,6 +210,34 @@ export const oauthCallbacks = {
         'cache-control': 'no-store',
         'referrer-policy': 'no-referrer',
       });
+    },
+  }),
+};
+
+/**
+ * The mock provider's authorize page (server/social/mock.ts), served on test instances only:
+ * the page with its form, and the form's answer, which goes on to the GET callback.
+ */
+export const mockOAuth = {
+  page: endpoint<FapiAuth, never, { state?: string }>({
+    summary: 'The mock provider’s authorize page (test instances only; 403 mock_provider_test_only on production)',
+    query: z.object({ state: z.string().max(512).optional() }),
+    response: z.unknown(),
+    handle: async ({ deps, auth, query }) => {
+      const page = await mockAuthorizePage(deps, auth.instance, query.state);
+      return htmlPage(page.html, page.status, page.headers);
+    },
+  }),
+  consent: endpoint<FapiAuth, z.output<typeof mockConsentBody>>({
+    summary: 'The mock provider’s answer (its form): 303 to {fapi_url}/v1/oauth_callback with a one-time code, or error=access_denied',
+    body: mockConsentBody,
+    form: true,
+    response: z.unknown(),
+    audit: { unaudited: 'the stand-in provider’s own step: the sign-in is recorded (or its failure) at the callback' },
+    handle: async ({ deps, auth, body }) => {
+      const answer = await mockConsent(deps, auth.instance, body);
+      if (answer.kind === 'redirect') return redirect(answer.url, 303, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
+      return htmlPage(answer.html, answer.status, answer.headers);
     },
   }),
 };

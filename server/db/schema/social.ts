@@ -14,8 +14,13 @@ export const SOCIAL_PROVIDER_KINDS = [
   'gitlab',
   'slack',
   'oidc',
+  'mock',
 ] as const;
 export type SocialProviderKind = (typeof SOCIAL_PROVIDER_KINDS)[number];
+/**
+ * `mock`: Latchkey's own stand-in provider on test instances (server/social/mock.ts): its authorize page asks for a
+ * name and an address and answers like a provider, so a social sign-in can be tried without credentials.
+ */
 /** Plain OAuth 2.0 presets: who signed in is read from the provider's API (`api_base_url`), not from an ID token. */
 export const OAUTH2_KINDS: readonly SocialProviderKind[] = ['github', 'facebook', 'discord'];
 

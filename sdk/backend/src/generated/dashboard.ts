@@ -781,7 +781,7 @@ export type SocialProvider = {
   id: string;
   name: string;
   strategy: string;
-  kind: "google" | "microsoft" | "github" | "apple" | "facebook" | "linkedin" | "discord" | "gitlab" | "slack" | "oidc";
+  kind: "google" | "microsoft" | "github" | "apple" | "facebook" | "linkedin" | "discord" | "gitlab" | "slack" | "oidc" | "mock";
   display_name: string;
   client_id: string;
   client_secret_set: boolean;
@@ -3361,13 +3361,13 @@ export interface DashboardOperations {
     body: never;
     query: never;
   };
-  /** Add a social provider: a google, microsoft, github, apple, facebook, linkedin, discord, gitlab or slack preset, or any OIDC issuer (kind oidc); client_secret is write-only */
+  /** Add a social provider: a google, microsoft, github, apple, facebook, linkedin, discord, gitlab or slack preset, any OIDC issuer (kind oidc), or the mock provider of test instances (kind mock); client_secret is write-only */
   "POST /accounts/{accountId}/instances/{instanceId}/social_providers": {
     response: SocialProvider;
     body: {
-      kind: "google" | "microsoft" | "github" | "apple" | "facebook" | "linkedin" | "discord" | "gitlab" | "slack" | "oidc";
+      kind: "google" | "microsoft" | "github" | "apple" | "facebook" | "linkedin" | "discord" | "gitlab" | "slack" | "oidc" | "mock";
       name?: string;
-      client_id: string;
+      client_id?: string;
       display_name?: string;
       issuer?: string;
       tenant_id?: string;
@@ -3380,7 +3380,7 @@ export interface DashboardOperations {
       };
       scopes?: Array<string>;
       enabled?: boolean;
-      client_secret: string;
+      client_secret?: string;
     };
     query: never;
   };
