@@ -43,8 +43,16 @@ test('branding: the operator sets an application name, a logo, a primary colour 
     await color.blur();
     await expect(page.getByText(en.branding.colorContrast)).toHaveCount(0);
     await page.getByLabel(en.branding.supportEmail).fill('help@teal.example');
-    await page.getByRole('button', { name: en.branding.save }).click();
-    await expect(page.getByText(en.branding.saved)).toBeVisible();
+    // Unsaved, leaving by the console's navigation asks first; staying keeps the change.
+    await page.getByRole('link', { name: en.nav.users, exact: true }).first().click();
+    const leave = page.getByRole('dialog', { name: en.unsaved.leaveTitle });
+    await expect(leave).toBeVisible();
+    await leave.getByRole('button', { name: 'Cancel' }).click();
+    await expect(page).toHaveURL(/\/settings\/branding$/);
+    await expect(page.getByLabel(en.branding.appName)).toHaveValue('Teal Store');
+    // The page's one save: the sticky bar's.
+    await page.getByRole('region', { name: en.unsaved.label }).getByRole('button', { name: en.unsaved.save }).click();
+    await expect(page.getByText(en.unsaved.saved)).toBeVisible();
     await screenshot(page, 'console-branding');
   });
 

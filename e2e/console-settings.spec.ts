@@ -36,14 +36,14 @@ test('settings: the session token template with its live preview, saved and carr
 
   await test.step('a built-in claim is refused by the server under the field', async () => {
     await template.fill('{ "sub": "me" }');
-    await page.getByRole('button', { name: en.sessionToken.save }).click();
+    await page.getByRole('button', { name: en.unsaved.save }).click();
     await expect(template).toHaveAttribute('aria-invalid', 'true');
   });
 
   await test.step('saved, the template is carried by a new session token', async () => {
     await template.fill('{ "plan": "{{user.public_metadata.plan}}" }');
-    await page.getByRole('button', { name: en.sessionToken.save }).click();
-    await expect(page.getByText(en.sessionToken.saved)).toBeVisible();
+    await page.getByRole('button', { name: en.unsaved.save }).click();
+    await expect(page.getByText(en.unsaved.saved)).toBeVisible();
     await screenshot(page, 'console-session-token');
     const session = await bapi<{ jwt: string }>(secret, 'POST', '/v1/sessions', { user_id: user.id });
     expect(payloadOf(session.jwt)).toMatchObject({ sub: user.id, plan: 'enterprise' });
@@ -165,8 +165,8 @@ test('settings: the password policy and the organization settings, each entry ch
     await limit.fill('40');
     await page.getByLabel(en.organizationSettings.defaultRole).selectOption('org:admin');
     await page.getByLabel(en.organizationSettings.creation).uncheck();
-    await page.getByRole('button', { name: en.organizationSettings.save }).click();
-    await expect(page.getByText(en.organizationSettings.saved)).toBeVisible();
+    await page.getByRole('button', { name: en.unsaved.save }).click();
+    await expect(page.getByText(en.unsaved.saved)).toBeVisible();
     await page.reload();
     await expect(page.getByLabel(en.organizationSettings.limit)).toHaveValue('40');
     await expect(page.getByLabel(en.organizationSettings.defaultRole)).toHaveValue('org:admin');

@@ -104,8 +104,8 @@ test('the console’s SMS card: Twilio settings saved, a test SMS reaches Twilio
     await page.getByLabel(t.authToken).fill(account.authToken);
     await page.getByLabel(t.fromNumber).fill('+15005550006');
     await page.getByLabel(t.apiBase).fill(fake.url);
-    await page.getByRole('button', { name: t.save }).click();
-    await expect(page.getByText(t.saved)).toBeVisible();
+    await page.getByRole('button', { name: en.unsaved.save }).click();
+    await expect(page.getByText(en.unsaved.saved)).toBeVisible();
     await expect(page.getByText(t.configured)).toBeVisible();
 
     await page.getByLabel(t.testTo).fill('+14155550123');

@@ -1,15 +1,15 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useState, type ChangeEvent, type FormEvent } from 'react';
-import { Alert, Button, Card, CardBody, CardHeader, Field, Input } from '@/components/ui';
+import { useState, type ChangeEvent } from 'react';
+import { Button, Card, CardBody, CardHeader, Field, Input } from '@/components/ui';
 import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useInvalidate } from '@/lib/query/use-resource';
 import { fileBase64, IMAGE_UPLOAD_MAX_BYTES as LOGO_MAX_BYTES, IMAGE_UPLOAD_TYPES as LOGO_TYPES } from '@/lib/file-base64';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { useInstance, useInstanceApi } from './instance-context';
-import { useSettingsPatch } from './settings-form';
+import { useSettingsPart } from './settings-draft';
 import type { Branding } from '@/lib/generated/dashboard';
 
 const HEX = /^#[0-9a-fA-F]{6}$/;
@@ -37,12 +37,13 @@ export function BrandingSettings() {
   const base = useInstanceApi();
   const branding = useDashboard<Branding>(`${base}/branding`);
   const invalidate = useInvalidate();
-  const settings = useSettingsPatch(['branding.application_name', 'branding.primary_color', 'branding.support_email', 'branding']);
-  const { form, saved, setSaved } = settings;
   const initial = instance.settings.branding ?? { application_name: null, primary_color: null, support_email: null };
-  const [appName, setAppName] = useState(initial.application_name ?? '');
-  const [color, setColor] = useState(initial.primary_color ?? '');
-  const [support, setSupport] = useState(initial.support_email ?? '');
+  const saved = { appName: initial.application_name ?? '', color: initial.primary_color ?? '', support: initial.support_email ?? '' };
+  const [draft, setDraft] = useState(saved);
+  const { appName, color, support } = draft;
+  const setAppName = (v: string) => setDraft((d) => ({ ...d, appName: v }));
+  const setColor = (v: string) => setDraft((d) => ({ ...d, color: v }));
+  const setSupport = (v: string) => setDraft((d) => ({ ...d, support: v }));
   const [local, setLocal] = useState<{ appName?: string; color?: string; support?: string }>({});
   const [logoError, setLogoError] = useState<string | null>(null);
   const [logoBusy, setLogoBusy] = useState(false);
@@ -52,16 +53,24 @@ export function BrandingSettings() {
   const checkAppName = (v = appName) => (v.trim().length > 100 ? t('appNameInvalid') : undefined);
   const checkSupport = (v = support) => (v && !EMAIL.test(v) ? t('emailInvalid') : undefined);
 
-  function save(e: FormEvent) {
-    e.preventDefault();
-    setSaved(false);
-    const problems = { appName: checkAppName(), color: checkColor(), support: checkSupport() };
-    setLocal(problems);
-    if (problems.appName || problems.color || problems.support) return;
-    settings.save({
-      branding: { application_name: appName.trim() || null, primary_color: color || null, support_email: support.trim() || null },
-    });
-  }
+  // A part of the page's draft (SettingsDraft): the page's bar saves it; the logo is uploaded or removed at once.
+  const part = useSettingsPart('branding', {
+    draft,
+    saved,
+    setDraft: (d) => {
+      setDraft(d);
+      setLocal({});
+    },
+    body: (d) => ({
+      branding: { application_name: d.appName.trim() || null, primary_color: d.color || null, support_email: d.support.trim() || null },
+    }),
+    validate: (d) => {
+      const problems = { appName: checkAppName(d.appName), color: checkColor(d.color), support: checkSupport(d.support) };
+      setLocal(problems);
+      return !problems.appName && !problems.color && !problems.support;
+    },
+    fields: ['branding.application_name', 'branding.primary_color', 'branding.support_email', 'branding'],
+  });
 
   async function upload(e: ChangeEvent<HTMLInputElement>) {
     const file = e.target.files?.[0];
@@ -128,13 +137,11 @@ export function BrandingSettings() {
             </p>
           )}
         </section>
-        <form onSubmit={save} noValidate className="flex flex-col gap-4">
-          {form.formError && <Alert tone="error">{form.formError}</Alert>}
-          {saved && <Alert tone="success">{t('saved')}</Alert>}
+        <div className="flex flex-col gap-4">
           <Field
             label={t('appName')}
             hint={t('appNameHint', { name: instance.name })}
-            error={local.appName ?? form.fieldError('branding.application_name')}
+            error={local.appName ?? part.fieldError('branding.application_name')}
           >
             {(p) => (
               <Input
@@ -149,7 +156,7 @@ export function BrandingSettings() {
             )}
           </Field>
           <div className="grid gap-4 sm:grid-cols-2">
-            <Field label={t('color')} hint={t('colorHint')} error={local.color ?? form.fieldError('branding.primary_color')}>
+            <Field label={t('color')} hint={t('colorHint')} error={local.color ?? part.fieldError('branding.primary_color')}>
               {(p) => (
                 <div className="flex items-center gap-2">
                   <input
@@ -178,7 +185,7 @@ export function BrandingSettings() {
             <Field
               label={t('supportEmail')}
               hint={t('supportEmailHint')}
-              error={local.support ?? form.fieldError('branding.support_email')}
+              error={local.support ?? part.fieldError('branding.support_email')}
             >
               {(p) => (
                 <Input
@@ -192,14 +199,7 @@ export function BrandingSettings() {
               )}
             </Field>
           </div>
-          {canWrite && (
-            <div>
-              <Button type="submit" loading={form.busy}>
-                {t('save')}
-              </Button>
-            </div>
-          )}
-        </form>
+        </div>
       </CardBody>
     </Card>
   );

@@ -1,13 +1,13 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Button, Card, CardBody, CardHeader, Field, Textarea } from '@/components/ui';
+import { useEffect, useState } from 'react';
+import { Alert, Card, CardBody, CardHeader, Field, Textarea } from '@/components/ui';
 import { mutate } from '@/lib/console/use-dashboard';
 import { useErrorMessage } from '@/lib/use-error-message';
 import { useConsole } from './console-context';
 import { useInstance, useInstanceApi } from './instance-context';
-import { useSettingsPatch } from './settings-form';
+import { useSettingsPart } from './settings-draft';
 import type { InstanceResponse } from '@/lib/console/types';
 
 const SHORTCODES = [
@@ -52,10 +52,25 @@ export function SessionTokenTemplate() {
   const { canWrite } = useConsole();
   const instance = useInstance();
   const base = useInstanceApi();
-  const settings = useSettingsPatch(['session_token_claims']);
-  const { form, saved, setSaved } = settings;
-  const [text, setText] = useState(() => JSON.stringify(instance.settings.session_token_claims ?? {}, null, 2));
+  const savedText = JSON.stringify(instance.settings.session_token_claims ?? {}, null, 2);
+  const [text, setText] = useState(savedText);
   const [jsonError, setJsonError] = useState<string | null>(null);
+  // A part of the page's draft (SettingsDraft): the page's bar saves it; a change of spacing alone is no change.
+  const part = useSettingsPart('session-token', {
+    draft: text,
+    saved: savedText,
+    setDraft: (d) => {
+      setText(d);
+      setJsonError(null);
+    },
+    body: (d) => ({ session_token_claims: parse(d) ?? d }),
+    validate: (d) => {
+      const ok = parse(d) !== null;
+      setJsonError(ok ? null : t('invalidJson'));
+      return ok;
+    },
+    fields: ['session_token_claims'],
+  });
   const [preview, setPreview] = useState<Preview | null>(null);
   const [previewError, setPreviewError] = useState<string | null>(null);
 
@@ -85,22 +100,13 @@ export function SessionTokenTemplate() {
 
   const checkJson = () => setJsonError(parse(text) ? null : t('invalidJson'));
 
-  function save(e: FormEvent) {
-    e.preventDefault();
-    const template = parse(text);
-    if (!template) return setJsonError(t('invalidJson'));
-    settings.save({ session_token_claims: template });
-  }
-
   return (
     <Card>
       <CardHeader title={t('title')} description={t('description')} />
       <CardBody>
-        <form onSubmit={save} noValidate className="grid gap-6 lg:grid-cols-2">
+        <div className="grid gap-6 lg:grid-cols-2">
           <div className="flex min-w-0 flex-col gap-3">
-            {form.formError && <Alert tone="error">{form.formError}</Alert>}
-            {saved && <Alert tone="success">{t('saved')}</Alert>}
-            <Field label={t('template')} hint={t('templateHint')} error={jsonError ?? form.fieldError('session_token_claims')}>
+            <Field label={t('template')} hint={t('templateHint')} error={jsonError ?? part.fieldError('session_token_claims')}>
               {(p) => (
                 <Textarea
                   {...p}
@@ -110,7 +116,6 @@ export function SessionTokenTemplate() {
                   spellCheck={false}
                   onChange={(e) => {
                     setText(e.target.value);
-                    setSaved(false);
                     if (jsonError) setJsonError(null);
                   }}
                   onBlur={checkJson}
@@ -120,13 +125,6 @@ export function SessionTokenTemplate() {
             <p className="text-xs text-zinc-600 dark:text-zinc-400">
               {t('shortcodes')} {SHORTCODES.map((s) => `{{${s}}}`).join(', ')}
             </p>
-            {canWrite && (
-              <div>
-                <Button type="submit" loading={form.busy}>
-                  {t('save')}
-                </Button>
-              </div>
-            )}
           </div>
           <div className="flex min-w-0 flex-col gap-2">
             <h3 className="text-sm font-medium">{t('preview')}</h3>
@@ -143,7 +141,7 @@ export function SessionTokenTemplate() {
               {preview ? JSON.stringify(preview.payload, null, 2) : '…'}
             </pre>
           </div>
-        </form>
+        </div>
       </CardBody>
     </Card>
   );

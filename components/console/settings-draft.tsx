@@ -15,7 +15,8 @@ import { useFormError } from './use-form-error';
  * One save model for a settings page: each card of the page is a *part* holding its own draft
  * of some instance settings. A part is dirty while its draft differs from the saved settings;
  * then a sticky bar says so and offers Discard and Save, which PATCHes every dirty part's
- * settings in one request. While anything is unsaved, leaving the page (a link of the console,
+ * settings in one request (one per resource: `…/settings`, or a part's own such as
+ * `…/sms_settings`). While anything is unsaved, leaving the page (a link of the console,
  * a reload, closing the tab) asks first.
  */
 type Part = {
@@ -23,6 +24,10 @@ type Part = {
   body: () => Record<string, unknown> | null;
   /** Back to the saved settings. */
   reset: () => void;
+  /** The resource it PATCHes, under the instance's API path (`settings` unless the part names its own). */
+  resource: string;
+  /** After a save that included it (a part whose resource is not the instance's settings reloads its own). */
+  afterSave?: () => void;
 };
 
 type DraftContext = {
@@ -69,12 +74,16 @@ export function SettingsDraft({ children }: { children: ReactNode }) {
   }, []);
 
   function save() {
-    const bodies = [...dirty].map((id) => parts.current.get(id)?.body() ?? null);
-    if (bodies.some((b) => b === null)) return;
+    const saving = [...dirty].flatMap((id) => parts.current.get(id) ?? []);
+    const bodies = saving.map((part) => ({ part, body: part.body() }));
+    if (bodies.some((b) => b.body === null)) return;
+    const byResource = new Map<string, Record<string, unknown>>();
+    for (const { part, body } of bodies) byResource.set(part.resource, { ...byResource.get(part.resource), ...body });
     void form.run(async () => {
-      await mutate<Settings>('PATCH', `${base}/settings`, Object.assign({}, ...bodies));
+      for (const [resource, body] of byResource) await mutate<Settings>('PATCH', `${base}/${resource}`, body);
       setSaved(true);
       reloadInstances();
+      for (const part of saving) part.afterSave?.();
     });
   }
   function discard() {
@@ -167,6 +176,8 @@ export function useSettingsPart<D>(
     body,
     validate,
     fields,
+    resource = 'settings',
+    afterSave,
   }: {
     draft: D;
     saved: D;
@@ -174,6 +185,9 @@ export function useSettingsPart<D>(
     body: (d: D) => Record<string, unknown>;
     validate?: (d: D) => boolean;
     fields: readonly string[];
+    /** Another resource than the instance's settings (`sms_settings`); `body` is then its PATCH body. */
+    resource?: string;
+    afterSave?: () => void;
   },
 ) {
   const context = useContext(Context);
@@ -181,8 +195,8 @@ export function useSettingsPart<D>(
   const { register, unregister, form } = context;
   const errorMessage = useErrorMessage();
   const isDirty = JSON.stringify(body(draft)) !== JSON.stringify(body(saved));
-  const latest = useRef({ draft, saved, setDraft, body, validate });
-  latest.current = { draft, saved, setDraft, body, validate };
+  const latest = useRef({ draft, saved, setDraft, body, validate, afterSave });
+  latest.current = { draft, saved, setDraft, body, validate, afterSave };
   useEffect(() => {
     register(
       id,
@@ -192,10 +206,12 @@ export function useSettingsPart<D>(
           return !v || v(d) ? b(d) : null;
         },
         reset: () => latest.current.setDraft(latest.current.saved),
+        resource,
+        afterSave: () => latest.current.afterSave?.(),
       },
       isDirty,
     );
-  }, [id, isDirty, register]);
+  }, [id, isDirty, register, resource]);
   useEffect(() => () => unregister(id), [id, unregister]);
   const param = errorParam(form.error);
   const named = param !== undefined ? fields.find((f) => param === f || param.startsWith(`${f}.`)) : undefined;

@@ -9,6 +9,7 @@ import { mutate, useDashboard } from '@/lib/console/use-dashboard';
 import { useInvalidate } from '@/lib/query/use-resource';
 import { useConsole } from './console-context';
 import { useInstance } from './instance-context';
+import { SettingsDraft, useSettingsPart } from './settings-draft';
 import { useFormError } from './use-form-error';
 
 const codes = (s: string) =>
@@ -18,53 +19,67 @@ const codes = (s: string) =>
     .filter(Boolean);
 const orNull = (s: string) => s.trim() || null;
 
-/** `…/settings/sms`: the SMS provider (Twilio; the auth token write-only), the country allow-list, and a test send. */
+/**
+ * `…/settings/sms`: the SMS provider (Twilio; the auth token write-only) and the country allow-list, a part of the page's
+ * draft (SettingsDraft: saved by the page's bar, PATCH …/sms_settings), and a test send.
+ */
 export function SmsSettingsPage() {
   const { account, canWrite } = useConsole();
   const instance = useInstance();
   const path = `${api.instance(account.id, instance.id)}/sms_settings`;
   const settings = useDashboard<SmsSettings>(path);
   return (
-    <>
+    <SettingsDraft>
       <ProviderCard path={path} settings={settings.data} canWrite={canWrite} />
       {canWrite && settings.data?.configured && <TestSendCard path={`${path}/test_send`} />}
-    </>
+    </SettingsDraft>
   );
 }
+
+const FIELDS = ['account_id', 'auth_token', 'from_number', 'messaging_service_id', 'api_base_url', 'allowed_country_codes'] as const;
+type Draft = Record<(typeof FIELDS)[number], string>;
+
+/** What the form shows of the saved settings (the auth token is never shown: empty keeps it). */
+const shownOf = (s: SmsSettings | undefined): Draft => ({
+  account_id: s?.account_id ?? '',
+  auth_token: '',
+  from_number: s?.from_number ?? '',
+  messaging_service_id: s?.messaging_service_id ?? '',
+  api_base_url: s?.api_base_url ?? '',
+  allowed_country_codes: (s?.allowed_country_codes ?? []).join(', '),
+});
 
 function ProviderCard({ path, settings, canWrite }: { path: string; settings: SmsSettings | undefined; canWrite: boolean }) {
   const t = useTranslations('console.smsSettings');
   const invalidate = useInvalidate();
-  const form = useFormError(['account_id', 'auth_token', 'from_number', 'messaging_service_id', 'api_base_url', 'allowed_country_codes']);
-  const [draft, setDraft] = useState<Record<string, string>>({});
-  const [authToken, setAuthToken] = useState('');
-  const [saved, setSaved] = useState(false);
-  const value = (key: keyof SmsSettings, shown = (v: unknown) => String(v ?? '')) => draft[key] ?? shown(settings?.[key]);
-  const set = (key: string) => (e: { target: { value: string } }) => setDraft((d) => ({ ...d, [key]: e.target.value }));
-
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    form.clear();
-    setSaved(false);
-    void form.run(async () => {
-      await mutate('PATCH', path, {
-        account_id: orNull(value('account_id')),
-        ...(authToken.trim() ? { auth_token: authToken.trim() } : {}),
-        from_number: orNull(value('from_number')),
-        messaging_service_id: orNull(value('messaging_service_id')),
-        api_base_url: orNull(value('api_base_url')),
-        allowed_country_codes: codes(value('allowed_country_codes', (v) => ((v as string[] | undefined) ?? []).join(', '))),
-      });
-      setAuthToken('');
-      setDraft({});
-      setSaved(true);
+  const saved = shownOf(settings);
+  /** The fields changed here, over the saved ones (so the settings refetched after a save show through). */
+  const [edits, setEdits] = useState<Partial<Draft>>({});
+  const draft: Draft = { ...saved, ...edits };
+  const part = useSettingsPart('sms', {
+    draft,
+    saved,
+    setDraft: (d) => setEdits(d === saved ? {} : d),
+    body: (d) => ({
+      account_id: orNull(d.account_id),
+      ...(d.auth_token.trim() ? { auth_token: d.auth_token.trim() } : {}),
+      from_number: orNull(d.from_number),
+      messaging_service_id: orNull(d.messaging_service_id),
+      api_base_url: orNull(d.api_base_url),
+      allowed_country_codes: codes(d.allowed_country_codes),
+    }),
+    fields: FIELDS,
+    resource: 'sms_settings',
+    afterSave: () => {
+      setEdits({});
       void invalidate(path);
-    });
-  }
+    },
+  });
+  const set = (key: keyof Draft) => (e: { target: { value: string } }) => setEdits((d) => ({ ...d, [key]: e.target.value }));
 
-  const text = (key: keyof SmsSettings & string, label: string, hint?: string) => (
-    <Field label={label} hint={hint} error={form.fieldError(key)}>
-      {(p) => <Input {...p} name={key} disabled={!canWrite} value={value(key)} onChange={set(key)} spellCheck={false} />}
+  const text = (key: keyof Draft, label: string, hint?: string) => (
+    <Field label={label} hint={hint} error={part.fieldError(key)}>
+      {(p) => <Input {...p} name={key} disabled={!canWrite} value={draft[key]} onChange={set(key)} spellCheck={false} />}
     </Field>
   );
   return (
@@ -79,12 +94,12 @@ function ProviderCard({ path, settings, canWrite }: { path: string; settings: Sm
         }
       />
       <CardBody>
-        <form onSubmit={submit} className="flex max-w-xl flex-col gap-4">
+        <div className="flex max-w-xl flex-col gap-4">
           <Field label={t('callbackUrl')}>
             {(p) => <Input {...p} readOnly value={settings?.status_callback_url ?? ''} className="font-mono" />}
           </Field>
           {text('account_id', t('accountId'))}
-          <Field label={t('authToken')} hint={t('authTokenHint')} error={form.fieldError('auth_token')}>
+          <Field label={t('authToken')} hint={t('authTokenHint')} error={part.fieldError('auth_token')}>
             {(p) => (
               <div className="flex items-center gap-2">
                 <Input
@@ -93,8 +108,8 @@ function ProviderCard({ path, settings, canWrite }: { path: string; settings: Sm
                   type="password"
                   autoComplete="off"
                   disabled={!canWrite}
-                  value={authToken}
-                  onChange={(e) => setAuthToken(e.target.value)}
+                  value={draft.auth_token}
+                  onChange={set('auth_token')}
                 />
                 <Badge tone={settings?.auth_token_set ? 'green' : 'neutral'}>{settings?.auth_token_set ? t('isSet') : t('notSet')}</Badge>
               </div>
@@ -103,28 +118,8 @@ function ProviderCard({ path, settings, canWrite }: { path: string; settings: Sm
           {text('from_number', t('fromNumber'), t('fromNumberHint'))}
           {text('messaging_service_id', t('messagingServiceId'), t('messagingServiceIdHint'))}
           {text('api_base_url', t('apiBase'), t('apiBaseHint'))}
-          <Field label={t('countries')} hint={t('countriesHint')} error={form.fieldError('allowed_country_codes')}>
-            {(p) => (
-              <Input
-                {...p}
-                name="allowed_country_codes"
-                disabled={!canWrite}
-                value={value('allowed_country_codes', (v) => ((v as string[] | undefined) ?? []).join(', '))}
-                onChange={set('allowed_country_codes')}
-                spellCheck={false}
-              />
-            )}
-          </Field>
-          {form.formError && <Alert tone="error">{form.formError}</Alert>}
-          {saved && <Alert tone="success">{t('saved')}</Alert>}
-          {canWrite && (
-            <div>
-              <Button type="submit" disabled={form.busy}>
-                {t('save')}
-              </Button>
-            </div>
-          )}
-        </form>
+          {text('allowed_country_codes', t('countries'), t('countriesHint'))}
+        </div>
       </CardBody>
     </Card>
   );

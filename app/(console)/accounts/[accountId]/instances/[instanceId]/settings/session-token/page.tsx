@@ -1,5 +1,6 @@
 import { JwtTemplates } from '@/components/console/jwt-templates';
 import { SessionTokenTemplate } from '@/components/console/session-token-template';
+import { SettingsDraft } from '@/components/console/settings-draft';
 import { titled } from '@/lib/page-metadata';
 
 export const generateMetadata = titled('console.titles', 'settings');
@@ -7,7 +8,9 @@ export const generateMetadata = titled('console.titles', 'settings');
 export default function Page() {
   return (
     <div className="flex flex-col gap-6">
-      <SessionTokenTemplate />
+      <SettingsDraft>
+        <SessionTokenTemplate />
+      </SettingsDraft>
       <JwtTemplates />
     </div>
   );
