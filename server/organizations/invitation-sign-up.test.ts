@@ -45,6 +45,19 @@ describe('the invitation link before signing in (POST /v1/organization_invitatio
     expectError(await browserOf(h, other).call('POST', '/v1/organization_invitations/preview', { body: { token } }), 404, 'NOT_FOUND');
     expectError(await b.call('POST', '/v1/organization_invitations/preview', { body: {} }), 422, 'VALIDATION_FAILED', { param: 'token' });
   });
+
+  it('names an inviter who gave no name by their address, in the preview and the email', async () => {
+    const address = uniqEmail('nameless');
+    const inviter = await createTestUser(h, i, { email_address: address });
+    const org = await bapiOk('POST', '/v1/organizations', { name: `Fleet ${++seq}`, created_by: inviter });
+    const email = uniqEmail('sailor');
+    await bapiOk('POST', `/v1/organizations/${org.id}/invitations`, { email_address: email, role: 'org:member', inviter_user_id: inviter });
+    const mail = (await h.outbox(email))[0]!;
+    expect(mail.data.inviter_name).toBe(address);
+    const token = new URL(String(mail.data.url)).searchParams.get('invitation_token')!;
+    const res = await browserOf(h, i).call('POST', '/v1/organization_invitations/preview', { body: { token } });
+    expect(res.body.inviter_name).toBe(address);
+  });
 });
 
 describe('signing up through an organization invitation (ticket = invitation_token)', () => {

@@ -160,13 +160,21 @@ async function createInvitationInTx(
   return { view, email };
 }
 
-async function inviterName(db: Db, instanceId: string, userId: string) {
+/** How an invitation names its inviter: their name, else their primary address (a user who gave no name); null: no such user. */
+async function inviterDisplay(db: Db, instanceId: string, userId: string): Promise<string | null | undefined> {
   const [u] = await db
-    .select({ first: users.firstName, last: users.lastName })
+    .select({ first: users.firstName, last: users.lastName, email: emailAddresses.emailAddress })
     .from(users)
+    .leftJoin(emailAddresses, eq(emailAddresses.id, users.primaryEmailAddressId))
     .where(and(eq(users.id, userId), eq(users.instanceId, instanceId)));
-  if (!u) throw validationError('inviter_user_id', 'not_found', 'No user was found with that inviter_user_id.');
-  return [u.first, u.last].filter(Boolean).join(' ') || null;
+  if (!u) return undefined;
+  return [u.first, u.last].filter(Boolean).join(' ') || u.email || null;
+}
+
+async function inviterName(db: Db, instanceId: string, userId: string) {
+  const name = await inviterDisplay(db, instanceId, userId);
+  if (name === undefined) throw validationError('inviter_user_id', 'not_found', 'No user was found with that inviter_user_id.');
+  return name;
 }
 
 /** Creates invitations in one transaction (all or none); each with its event and email. */
@@ -316,19 +324,14 @@ export async function previewInvitation(deps: D, instanceId: string, token: stri
     .select({ name: roles.name })
     .from(roles)
     .where(and(eq(roles.instanceId, instanceId), eq(roles.key, inv.role)));
-  const [inviter] = inv.inviterUserId
-    ? await deps.db
-        .select({ first: users.firstName, last: users.lastName })
-        .from(users)
-        .where(and(eq(users.id, inv.inviterUserId), eq(users.instanceId, instanceId)))
-    : [];
+  const inviter = inv.inviterUserId ? await inviterDisplay(deps.db, instanceId, inv.inviterUserId) : null;
   return {
     object: 'organization_invitation_preview' as const,
     email_address: inv.emailAddress,
     status: invitationStatus(inv, deps.clock.now()),
     organization: { name: org.name, image_url: org.imageUrl },
     role: { key: inv.role, name: role?.name ?? inv.role },
-    inviter_name: (inviter && [inviter.first, inviter.last].filter(Boolean).join(' ')) || null,
+    inviter_name: inviter ?? null,
     expires_at: inv.expiresAt,
   };
 }
