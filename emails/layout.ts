@@ -1,6 +1,7 @@
 /**
  * The look shared by the built-in emails: the app name above a white card on a light
- * grey page, system fonts, no remote images or fonts. `layout()` returns a complete MJML
+ * grey page, system fonts, no remote images or fonts. Buttons take the branding's primary
+ * colour (`brand_color`, a style over the dark default) when the instance has one. `layout()` returns a complete MJML
  * document, which is what a template override replaces.
  */
 
@@ -25,12 +26,13 @@ export function layout(input: LayoutInput): string {
     <mj-attributes>
       <mj-all font-family="${FONT}" />
       <mj-text font-size="15px" line-height="24px" color="#3f3f46" padding="0 0 16px 0" />
-      <mj-button background-color="#18181b" color="#ffffff" font-size="15px" font-weight="600" border-radius="8px" inner-padding="12px 24px" padding="8px 0 24px 0" align="left" />
+      <mj-button css-class="lk-button" background-color="#18181b" color="#ffffff" font-size="15px" font-weight="600" border-radius="8px" inner-padding="12px 24px" padding="8px 0 24px 0" align="left" />
       <mj-table font-size="14px" line-height="22px" color="#3f3f46" padding="0 0 16px 0" />
       <mj-class name="heading" font-size="20px" line-height="28px" font-weight="700" color="#18181b" />
       <mj-class name="code" font-family="${MONO}" font-size="32px" line-height="40px" font-weight="700" letter-spacing="8px" color="#18181b" align="center" container-background-color="#f4f4f5" padding="20px 0" />
       <mj-class name="muted" font-size="13px" line-height="20px" color="#71717a" />
     </mj-attributes>
+    <mj-style>{{#if brand_color}}.lk-button td, .lk-button a { background: {{brand_color}} !important; }{{/if}}</mj-style>
   </mj-head>
   <mj-body background-color="#f4f4f5" width="560px">
     <mj-section padding="40px 16px 16px 16px">

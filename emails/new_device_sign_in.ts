@@ -1,5 +1,5 @@
 import { layout } from './layout';
-import { APP_NAME, LOGO_URL, SUPPORT_EMAIL, type EmailTemplateDefinition } from './types';
+import { APP_NAME, BRAND_COLOR, LOGO_URL, SUPPORT_EMAIL, type EmailTemplateDefinition } from './types';
 
 export default {
   name: 'new_device_sign_in',
@@ -22,6 +22,7 @@ export default {
     },
     APP_NAME,
     LOGO_URL,
+    BRAND_COLOR,
     SUPPORT_EMAIL,
   ],
   locales: {

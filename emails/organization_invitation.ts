@@ -1,5 +1,5 @@
 import { layout } from './layout';
-import { APP_NAME, LOGO_URL, SUPPORT_EMAIL, type EmailTemplateDefinition } from './types';
+import { APP_NAME, BRAND_COLOR, LOGO_URL, SUPPORT_EMAIL, type EmailTemplateDefinition } from './types';
 
 export default {
   name: 'organization_invitation',
@@ -22,6 +22,7 @@ export default {
     { name: 'inviter_name', type: 'string', required: false, description: 'Who sent the invitation', sample: 'Ada Lovelace' },
     APP_NAME,
     LOGO_URL,
+    BRAND_COLOR,
     SUPPORT_EMAIL,
   ],
   locales: {

@@ -1,5 +1,5 @@
 import { layout } from './layout';
-import { APP_NAME, LOGO_URL, SUPPORT_EMAIL, EXPIRES_IN_MINUTES, type EmailTemplateDefinition } from './types';
+import { APP_NAME, BRAND_COLOR, LOGO_URL, SUPPORT_EMAIL, EXPIRES_IN_MINUTES, type EmailTemplateDefinition } from './types';
 
 export default {
   name: 'password_reset_code',
@@ -8,6 +8,7 @@ export default {
     { name: 'code', type: 'string', required: true, description: 'The one-time password reset code', sample: '123456' },
     APP_NAME,
     LOGO_URL,
+    BRAND_COLOR,
     SUPPORT_EMAIL,
     EXPIRES_IN_MINUTES,
   ],

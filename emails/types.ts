@@ -34,6 +34,15 @@ export const SUPPORT_EMAIL = {
   sample: 'support@example.com',
 } as const satisfies TemplateVariable;
 
+/** The instance's primary colour (branding) for the emails' buttons; empty: the default dark grey. */
+export const BRAND_COLOR = {
+  name: 'brand_color',
+  type: 'string',
+  required: false,
+  description: 'The button colour (instance branding); empty: dark grey.',
+  sample: '#4f46e5',
+} as const satisfies TemplateVariable;
+
 export const APP_NAME = {
   name: 'app_name',
   type: 'string',

@@ -1,5 +1,5 @@
 import { layout } from './layout';
-import { APP_NAME, LOGO_URL, SUPPORT_EMAIL, EXPIRES_IN_MINUTES, LINK_REQUEST, type EmailTemplateDefinition } from './types';
+import { APP_NAME, BRAND_COLOR, LOGO_URL, SUPPORT_EMAIL, EXPIRES_IN_MINUTES, LINK_REQUEST, type EmailTemplateDefinition } from './types';
 
 export default {
   name: 'verification_link',
@@ -14,6 +14,7 @@ export default {
     },
     APP_NAME,
     LOGO_URL,
+    BRAND_COLOR,
     SUPPORT_EMAIL,
     EXPIRES_IN_MINUTES,
     ...LINK_REQUEST,

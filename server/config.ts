@@ -15,7 +15,8 @@ function isSmtpUrl(v: string): boolean {
 }
 
 /** `addr@host` or `Display Name <addr@host>`, on one line. */
-const MAILBOX_RE = /^(?:[^<>\r\n]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/;
+/** An address, optionally with a display name: `Acme <no-reply@acme.com>` (EMAIL_FROM, an instance's branding.email_from). */
+export const MAILBOX_RE = /^(?:[^<>\r\n]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/;
 
 const configSchema = z.object({
   NODE_ENV: optional(z.enum(['development', 'production', 'test'])),

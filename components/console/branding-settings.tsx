@@ -37,13 +37,19 @@ export function BrandingSettings() {
   const base = useInstanceApi();
   const branding = useDashboard<Branding>(`${base}/branding`);
   const invalidate = useInvalidate();
-  const initial = instance.settings.branding ?? { application_name: null, primary_color: null, support_email: null };
-  const saved = { appName: initial.application_name ?? '', color: initial.primary_color ?? '', support: initial.support_email ?? '' };
+  const initial = instance.settings.branding ?? { application_name: null, primary_color: null, support_email: null, email_from: null };
+  const saved = {
+    appName: initial.application_name ?? '',
+    color: initial.primary_color ?? '',
+    support: initial.support_email ?? '',
+    emailFrom: initial.email_from ?? '',
+  };
   const [draft, setDraft] = useState(saved);
   const { appName, color, support } = draft;
   const setAppName = (v: string) => setDraft((d) => ({ ...d, appName: v }));
   const setColor = (v: string) => setDraft((d) => ({ ...d, color: v }));
   const setSupport = (v: string) => setDraft((d) => ({ ...d, support: v }));
+  const setEmailFrom = (v: string) => setDraft((d) => ({ ...d, emailFrom: v }));
   const [local, setLocal] = useState<{ appName?: string; color?: string; support?: string }>({});
   const [logoError, setLogoError] = useState<string | null>(null);
   const [logoBusy, setLogoBusy] = useState(false);
@@ -62,14 +68,19 @@ export function BrandingSettings() {
       setLocal({});
     },
     body: (d) => ({
-      branding: { application_name: d.appName.trim() || null, primary_color: d.color || null, support_email: d.support.trim() || null },
+      branding: {
+        application_name: d.appName.trim() || null,
+        primary_color: d.color || null,
+        support_email: d.support.trim() || null,
+        email_from: d.emailFrom.trim() || null,
+      },
     }),
     validate: (d) => {
       const problems = { appName: checkAppName(d.appName), color: checkColor(d.color), support: checkSupport(d.support) };
       setLocal(problems);
       return !problems.appName && !problems.color && !problems.support;
     },
-    fields: ['branding.application_name', 'branding.primary_color', 'branding.support_email', 'branding'],
+    fields: ['branding.application_name', 'branding.primary_color', 'branding.support_email', 'branding.email_from', 'branding'],
   });
 
   async function upload(e: ChangeEvent<HTMLInputElement>) {
@@ -199,6 +210,19 @@ export function BrandingSettings() {
               )}
             </Field>
           </div>
+          <Field label={t('emailFrom')} hint={t('emailFromHint')} error={part.fieldError('branding.email_from')}>
+            {(p) => (
+              <Input
+                {...p}
+                value={draft.emailFrom}
+                maxLength={320}
+                disabled={!canWrite}
+                placeholder="Acme <no-reply@acme.com>"
+                onChange={(e) => setEmailFrom(e.target.value)}
+                spellCheck={false}
+              />
+            )}
+          </Field>
         </div>
       </CardBody>
     </Card>

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../config';
-import { emails, events, smsMessages } from '../db/schema';
+import { emails, events, instances, smsMessages } from '../db/schema';
 import { AppError } from '../http/errors';
 import { sharedHarness } from '../testing/harness';
 import { logSink } from '../testing/log-sink';
@@ -92,6 +92,34 @@ describe('sendEmail', () => {
     expect((await h.outbox(to))[0]).toEqual(email);
     const created = (await eventsFor('email.created')).filter((d) => d.id === email.id);
     expect(created).toEqual([email]);
+  });
+
+  it('paints the buttons in the branding’s primary colour and sends from the branding’s sender; else the default dark and EMAIL_FROM', async () => {
+    const { instanceId: branded } = await h.createInstance();
+    await deps()
+      .db.update(instances)
+      .set({
+        settings: {
+          branding: { application_name: null, primary_color: '#0f766e', support_email: null, email_from: 'Teal Shop <hello@teal.example>' },
+        },
+      })
+      .where(eq(instances.id, branded));
+    const link = { url: 'https://app.example.com/sign-in?token=t' };
+    const mailer = new FakeMailer();
+    h.runtime.deps.mailer = mailer;
+    const email = await sendEmail(deps(), { instanceId: branded, to: address(), template: 'sign_in_link', data: link });
+    expect(email.from).toBe('Teal Shop <hello@teal.example>');
+    // The button: the branding's colour over the default.
+    expect(email.html).toContain('.lk-button td, .lk-button a { background: #0f766e !important; }');
+    // The SMTP message carries the sender.
+    await vi.waitFor(() => expect(mailer.sent.map((m) => m.from)).toContain('Teal Shop <hello@teal.example>'));
+    h.runtime.deps.mailer = null;
+
+    const plain = await sendEmail(deps(), { instanceId, to: address(), template: 'sign_in_link', data: link });
+    expect(plain.from).toBe('Latchkey <no-reply@localhost>');
+    expect(plain.html).toContain('#18181b');
+    expect(plain.html).not.toContain('#0f766e');
+    expect(plain.html).not.toContain('.lk-button td');
   });
 
   it('writes the email and its event in one transaction: neither without the other', async () => {

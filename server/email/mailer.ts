@@ -75,7 +75,10 @@ export async function instanceInfo(deps: Pick<Deps, 'db' | 'config'>, instanceId
     branding: {
       logo_url: row.logo ? logoUrl(fapiUrlFor(deps.config, instanceId, row.customDomain), row.logo) : '',
       support_email: settings.branding.support_email ?? '',
+      brand_color: settings.branding.primary_color ?? '',
     },
+    /** The sender of its emails: the branding's, else the server's EMAIL_FROM. */
+    emailFrom: settings.branding.email_from ?? deps.config.EMAIL_FROM,
   };
 }
 
@@ -96,10 +99,10 @@ export async function candidatesFor(
   return localeCandidates({ userLocale, acceptLanguage: input.acceptLanguage, instanceDefault: defaultLocale });
 }
 
-/** The instance's name and branding fill what the caller left out (`app_name`, `logo_url`, `support_email`). */
+/** The instance's name and branding fill what the caller left out (`app_name`, `logo_url`, `support_email`, `brand_color`). */
 export function withBranding(
   data: object,
-  instance: { name: string; branding: { logo_url: string; support_email: string } },
+  instance: { name: string; branding: { logo_url: string; support_email: string; brand_color: string } },
 ): TemplateData {
   const d = data as TemplateData;
   const fill: TemplateData = { app_name: instance.name, ...instance.branding };
@@ -155,7 +158,7 @@ export async function sendEmail<N extends EmailTemplateName>(deps: MailDeps, inp
     instanceId: input.instanceId,
     userId: input.userId ?? null,
     to: to.data,
-    from: deps.config.EMAIL_FROM,
+    from: instance.emailFrom,
     template: template.name,
     locale: template.locale,
     subject: rendered.subject,

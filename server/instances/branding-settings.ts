@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAILBOX_RE } from '../config';
 
 /** sRGB relative luminance of a #rrggbb colour (WCAG 2.1). */
 function luminance(hex: string): number {
@@ -25,9 +26,17 @@ export const brandingSettingsSchema = z.strictObject({
     })
     .nullable(),
   support_email: z.email({ message: 'must be an email address' }).max(320).nullable(),
+  /** The sender of the instance's emails (`Acme <no-reply@acme.com>`); null: the server's EMAIL_FROM. */
+  email_from: z
+    .string()
+    .trim()
+    .max(320)
+    .regex(MAILBOX_RE, { message: 'must be an address, optionally with a name: "Acme <no-reply@acme.com>"' })
+    .nullable()
+    .default(null),
 });
 export type BrandingSettings = z.output<typeof brandingSettingsSchema>;
-export const DEFAULT_BRANDING: BrandingSettings = { application_name: null, primary_color: null, support_email: null };
+export const DEFAULT_BRANDING: BrandingSettings = { application_name: null, primary_color: null, support_email: null, email_from: null };
 
 /** The name end users see: the branding's application name, else the instance's own. */
 export const applicationName = (instanceName: string, settings: { branding: Pick<BrandingSettings, 'application_name'> }) =>

@@ -85,7 +85,7 @@ describe('stored settings that fail validation', () => {
       },
       (fields) => invalid.push(...fields),
     );
-    expect(s.branding).toEqual({ application_name: 'Acme', primary_color: '#112233', support_email: null });
+    expect(s.branding).toEqual({ application_name: 'Acme', primary_color: '#112233', support_email: null, email_from: null });
     expect(s.sign_in_methods).toEqual({
       password: true,
       email_code: true,

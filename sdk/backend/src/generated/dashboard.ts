@@ -1220,6 +1220,7 @@ export interface DashboardOperations {
             application_name: (string) | (null);
             primary_color: string | null;
             support_email: (string) | (null);
+            email_from: (string) | (null);
           };
           sign_in_methods: {
             password: boolean;
@@ -1299,6 +1300,7 @@ export interface DashboardOperations {
           application_name: (string) | (null);
           primary_color: string | null;
           support_email: (string) | (null);
+          email_from: (string) | (null);
         };
         sign_in_methods: {
           password: boolean;
@@ -1379,6 +1381,7 @@ export interface DashboardOperations {
           application_name: (string) | (null);
           primary_color: string | null;
           support_email: (string) | (null);
+          email_from: (string) | (null);
         };
         sign_in_methods: {
           password: boolean;
@@ -1456,6 +1459,7 @@ export interface DashboardOperations {
           application_name: (string) | (null);
           primary_color: string | null;
           support_email: (string) | (null);
+          email_from: (string) | (null);
         };
         sign_in_methods: {
           password: boolean;
@@ -1592,6 +1596,7 @@ export interface DashboardOperations {
         application_name: (string) | (null);
         primary_color: string | null;
         support_email: (string) | (null);
+        email_from: (string) | (null);
       };
       sign_in_methods: {
         password: boolean;
@@ -1673,6 +1678,7 @@ export interface DashboardOperations {
         application_name?: (string) | (null);
         primary_color?: (string) | (null);
         support_email?: (string) | (null);
+        email_from?: (string) | (null);
       };
       custom_domain?: (string) | (null);
     };
@@ -1691,6 +1697,7 @@ export interface DashboardOperations {
       application_name?: (string) | (null);
       primary_color?: (string) | (null);
       support_email?: (string) | (null);
+      email_from?: (string) | (null);
     };
     query: never;
   };
