@@ -3,7 +3,7 @@ import { Secret, TOTP } from 'otpauth';
 import en from '../messages/en/hosted.json' with { type: 'json' };
 import social from '../messages/en/social.json' with { type: 'json' };
 import { startOidcIdp } from '../server/testing/social-idps';
-import { createTestInstance, latestCode, uniqueEmail } from './support/helpers';
+import { bapi, cli, createOperatorAccount, createTestInstance, latestCode, uniqueEmail } from './support/helpers';
 import { E2E_BASE_URL } from './support/server';
 
 test('a social sign-in of an account with two-step verification asks for the second factor on the hosted pages, then lands signed in', async ({
@@ -83,4 +83,58 @@ test('a social sign-in of an account with two-step verification asks for the sec
   } finally {
     await idp.close();
   }
+});
+
+test('the mock provider of a test instance: the operator adds it in the console, an end user signs in with it without any credentials', async ({
+  page,
+  browser,
+}) => {
+  const accountId = await createOperatorAccount(page, {
+    firstName: 'Mo',
+    email: uniqueEmail('mock-owner'),
+    password: 'mock turtles all the way',
+    accountName: 'Mock Co',
+  });
+  const instance = cli<{ instance_id: string; fapi_url: string }>(
+    'instance',
+    'create',
+    '--name',
+    'Mocked',
+    '--env',
+    'test',
+    '--account',
+    accountId,
+  );
+  const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
+  const email = uniqueEmail('mona');
+
+  await test.step('Social sign-in → Add provider → "Mock provider (test instances only)": no client id or secret asked', async () => {
+    await page.goto(`/accounts/${accountId}/instances/${instance.instance_id}/social`);
+    await page.getByRole('button', { name: social.console.add }).click();
+    const dialog = page.getByRole('dialog', { name: social.console.addTitle });
+    await dialog.getByLabel(social.console.kind).selectOption('mock');
+    await expect(dialog.getByText(social.console.mockHint)).toBeVisible();
+    await expect(dialog.getByLabel(social.console.clientId)).toHaveCount(0);
+    await dialog.getByRole('button', { name: social.console.add }).click();
+    await expect(dialog).toBeHidden();
+    await expect(page.getByRole('cell', { name: 'oauth_mock' })).toBeVisible();
+  });
+
+  await test.step('the hosted sign-in offers it; its page (served by Latchkey) names the person; the profile opens signed in', async () => {
+    const visitor = await (await browser.newContext()).newPage();
+    await visitor.goto(`${instance.fapi_url}/sign-in`);
+    await visitor.getByRole('button', { name: social.continueWith.replace('{provider}', 'Mock provider') }).click();
+    await expect(visitor.getByRole('heading', { name: 'Mock provider' })).toBeVisible();
+    await visitor.getByLabel('Email address').fill(email);
+    await visitor.getByLabel('First name').fill('Mona');
+    await visitor.getByRole('button', { name: 'Continue' }).click();
+    await expect(visitor.getByRole('heading', { name: en.profile.title, level: 1 })).toBeVisible();
+    await visitor.context().close();
+    const users = await bapi<{ data: Array<{ first_name: string; email_addresses: Array<{ verification: { strategy: string } }> }> }>(
+      secret,
+      'GET',
+      `/v1/users?email_address=${encodeURIComponent(email)}`,
+    );
+    expect(users.data[0]).toMatchObject({ first_name: 'Mona', email_addresses: [{ verification: { strategy: 'oauth_mock' } }] });
+  });
 });
