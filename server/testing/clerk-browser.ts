@@ -40,6 +40,8 @@ interface FapiCall {
   /** clerk-js's body (form-encoded), when it sent one. */
   body: string | null;
   response: string;
+  /** A fetch or XHR of the page's script (clerk-js's), not a navigation (an IdP's redirect to the SSO callback). */
+  byScript: boolean;
   /** What serves it: the Clerk dialect line (`dialect GET /v1/me/sessions/active`) or the FAPI route (`GET /v1/client`) its method and path match; null for none. */
   servedBy: string | null;
 }
@@ -70,7 +72,7 @@ export interface ClerkBrowserHarness {
   browser: Browser;
   /**
    * Every FAPI request the browser made (newest last), for assertions and for reading what
-   * clerk-js sends. `close()` fails when one matched no dialect line and no route (`servedBy`).
+   * clerk-js sends. `close()` fails when one clerk-js fetched matched no dialect line and no route (`servedBy`).
    */
   calls: FapiCall[];
   /** The app's own server side: answers `/app/*` paths (default 404). */
@@ -168,10 +170,11 @@ export async function startClerkBrowserHarness(
     const userAgent = `${defaultUserAgent} LatchkeyVisitor/${++visitors}`;
     const context = await browser.newContext({ userAgent });
     const p = await context.newPage();
-    const pending = new Map<string, { method: string; url: URL; body: string | null }>();
+    const pending = new Map<string, { method: string; url: URL; body: string | null; byScript: boolean }>();
     p.on('request', (r) => {
       if (!r.url().startsWith(fapiUrl)) return;
-      pending.set(r.url() + r.method(), { method: r.method(), url: new URL(r.url()), body: r.postData() });
+      const byScript = r.resourceType() === 'fetch' || r.resourceType() === 'xhr';
+      pending.set(r.url() + r.method(), { method: r.method(), url: new URL(r.url()), body: r.postData(), byScript });
     });
     p.on('response', (r) => {
       const req = r.request();
@@ -217,11 +220,12 @@ export async function startClerkBrowserHarness(
       await browser.close();
       await app.close();
       await api.close();
-      // Every path clerk-js called is in the FAPI's tables: a route, or a line of the Clerk dialect.
+      // Every path clerk-js fetched is in the FAPI's tables: a route, or a line of the Clerk dialect
+      // (a navigation, such as an IdP's redirect to the SSO callback under the fapi_url, is not clerk-js's).
       const unserved = [
         ...new Set(
           calls
-            .filter((c) => c.servedBy === null)
+            .filter((c) => c.byScript && c.servedBy === null)
             .map((c) => `${c.method} ${c.url.pathname.slice(new URL(fapiUrl).pathname.length)}${c.url.search}`),
         ),
       ];
