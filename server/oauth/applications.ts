@@ -200,10 +200,15 @@ export async function updateApplication(
   ctx: AuditContext,
 ) {
   const patch: Partial<typeof oauthApplications.$inferInsert> = { updatedAt: deps.clock.now() };
+  // URIs the app already has stay valid (a native app registered dynamically may use a private-use scheme, RFC 8252 §7.1).
+  const current = await loadApplication(deps.db, instanceId, id);
+  const kept = (param: string, uris: string[], had: string[]) => [
+    ...new Set(uris.map((u) => (had.includes(u) ? u : checkRedirectUri(param, u)))),
+  ];
   if (input.name !== undefined) patch.name = input.name;
-  if (input.redirect_uris !== undefined) patch.redirectUris = checkUris('redirect_uris', input.redirect_uris);
+  if (input.redirect_uris !== undefined) patch.redirectUris = kept('redirect_uris', input.redirect_uris, current.redirectUris);
   if (input.post_logout_redirect_uris !== undefined)
-    patch.postLogoutRedirectUris = checkUris('post_logout_redirect_uris', input.post_logout_redirect_uris);
+    patch.postLogoutRedirectUris = kept('post_logout_redirect_uris', input.post_logout_redirect_uris, current.postLogoutRedirectUris);
   if (input.scopes !== undefined) patch.scopes = [...new Set(input.scopes)];
   if (input.consent_screen_enabled !== undefined) patch.consentScreenEnabled = input.consent_screen_enabled;
   if (input.device_flow_enabled !== undefined) patch.deviceFlowEnabled = input.device_flow_enabled;

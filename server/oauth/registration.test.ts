@@ -180,6 +180,22 @@ describe('Dynamic Client Registration (RFC 7591)', () => {
     expect(res.body.client_secret_expires_at).toBeUndefined();
     expect(res.body).toMatchObject({ token_endpoint_auth_method: 'none', application_type: 'native', 'client_name#fr': 'Appli native' });
     expect(res.body.unknown_field).toBeUndefined();
+    // An operator edits it in the console (the form sends every redirect URI back): its private-use scheme stays accepted.
+    const edited = await fetch(`${op.server.apiUrl}/v1/oauth_applications/${res.body.client_id as string}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${op.instance.secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'Native app (edited)',
+        redirect_uris: ['com.example.app:/oauth2redirect', 'http://127.0.0.1/callback'],
+      }),
+    });
+    expect(edited.status).toBe(200);
+    const added = await fetch(`${op.server.apiUrl}/v1/oauth_applications/${res.body.client_id as string}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${op.instance.secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: ['com.example.app:/oauth2redirect', 'com.other.app:/cb'] }),
+    });
+    expect(added.status).toBe(422);
   });
 
   it('refuses a missing, unknown, expired, revoked or used-up initial access token with 401 invalid_token', async () => {
