@@ -110,6 +110,12 @@ test('the overview’s checklist items are links to where each step is done', as
   const checklist = page.getByRole('region', { name: en.metrics.checklistTitle });
   await expect(checklist).toBeVisible();
   await page.waitForLoadState('networkidle');
+  // The phone overview does not scroll sideways (a phone widens its layout to the page's width: innerWidth says so).
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+  }));
+  expect([innerWidth, scrollWidth <= innerWidth]).toEqual([390, true]);
   await checklist.getByRole('link', { name: en.metrics.checklist.webhook_endpoint }).click();
   await expect(page).toHaveURL(new RegExp(`${base}/webhooks$`));
 });

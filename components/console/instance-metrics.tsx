@@ -120,19 +120,22 @@ function BarChart({ title, series }: { title: string; series: { points: Point[];
           )}
         </svg>
       )}
-      <table className="sr-only">
-        <caption>{title}</caption>
-        <tbody>
-          {series[0]!.points.map((p, d) => (
-            <tr key={p.date}>
-              <th scope="row">{format.dateTime(new Date(p.date), { dateStyle: 'medium', timeZone: 'UTC' })}</th>
-              {series.map((s, i) => (
-                <td key={i}>{s.points[d]!.value}</td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      {/* The figures for screen readers; the wrapper hides them: a table ignores sr-only’s 1px width and widened the phone page. */}
+      <div className="sr-only">
+        <table>
+          <caption>{title}</caption>
+          <tbody>
+            {series[0]!.points.map((p, d) => (
+              <tr key={p.date}>
+                <th scope="row">{format.dateTime(new Date(p.date), { dateStyle: 'medium', timeZone: 'UTC' })}</th>
+                {series.map((s, i) => (
+                  <td key={i}>{s.points[d]!.value}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }
