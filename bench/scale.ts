@@ -294,6 +294,30 @@ export interface GrowthResult {
 
 const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');
 
+/** Seeded users n = from..to of one instance: ids `user_<tag><n>`, one verified address `<local><n>@<domain>` each. */
+interface SeededUsers {
+  tag: string;
+  firstName: string;
+  local: string;
+  domain: string;
+}
+const GROWTH_USERS: SeededUsers = { tag: 'grow', firstName: 'Grow', local: 'g', domain: 'growth.example.com' };
+const CONSOLE_USERS: SeededUsers = { tag: 'cons', firstName: 'Console', local: 'c', domain: 'console.example.com' };
+
+async function seedUsers(db: postgres.Sql, instanceId: string, u: SeededUsers, from: number, to: number) {
+  await db`
+    insert into users (id, instance_id, first_name, last_name, primary_email_address_id, created_at, updated_at)
+    select 'user_' || ${u.tag} || lpad(n::text, 8, '0'), ${instanceId}, ${u.firstName} || n, 'Bench', 'idn_' || ${u.tag} || lpad(n::text, 8, '0'),
+           (extract(epoch from now()) * 1000)::bigint - n, (extract(epoch from now()) * 1000)::bigint - n
+      from generate_series(${from}::int, ${to}::int) n`;
+  await db`
+    insert into email_addresses (id, instance_id, user_id, email_address, email_key, verification_status, created_at, updated_at)
+    select 'idn_' || ${u.tag} || lpad(n::text, 8, '0'), ${instanceId}, 'user_' || ${u.tag} || lpad(n::text, 8, '0'),
+           ${u.local} || n || '@' || ${u.domain}, ${u.local} || n || '@' || ${u.domain}, 'verified',
+           (extract(epoch from now()) * 1000)::bigint, (extract(epoch from now()) * 1000)::bigint
+      from generate_series(${from}::int, ${to}::int) n`;
+}
+
 /**
  * The member rows: after the last growth step, an organization whose members are the first
  * `count` growth users (memberships seeded by SQL), and its member list and member search
@@ -366,16 +390,7 @@ export async function measureGrowth(
       // Users g<n> with one address each, in slices of 100k rows.
       for (let from = have + 1; from <= size; from += 100_000) {
         const to = Math.min(size, from + 99_999);
-        await db`
-          insert into users (id, instance_id, first_name, last_name, primary_email_address_id, created_at, updated_at)
-          select 'user_grow' || lpad(n::text, 8, '0'), ${i.id}, 'Grow' || n, 'Bench', 'idn_grow' || lpad(n::text, 8, '0'),
-                 (extract(epoch from now()) * 1000)::bigint - n, (extract(epoch from now()) * 1000)::bigint - n
-            from generate_series(${from}::int, ${to}::int) n`;
-        await db`
-          insert into email_addresses (id, instance_id, user_id, email_address, email_key, verification_status, created_at, updated_at)
-          select 'idn_grow' || lpad(n::text, 8, '0'), ${i.id}, 'user_grow' || lpad(n::text, 8, '0'), 'g' || n || '@growth.example.com',
-                 'g' || n || '@growth.example.com', 'verified', (extract(epoch from now()) * 1000)::bigint, (extract(epoch from now()) * 1000)::bigint
-            from generate_series(${from}::int, ${to}::int) n`;
+        await seedUsers(db, i.id, GROWTH_USERS, from, to);
       }
       await db`analyze users`;
       await db`analyze email_addresses`;
@@ -502,16 +517,7 @@ export async function measureConsole(
       for (let from = 1; from <= total; from += size) await each(from, Math.min(total, from + size - 1));
     };
     await slices(users, 100_000, async (from, to) => {
-      await db`
-        insert into users (id, instance_id, first_name, last_name, primary_email_address_id, created_at, updated_at)
-        select 'user_cons' || lpad(n::text, 8, '0'), ${i.id}, 'Console' || n, 'Bench', 'idn_cons' || lpad(n::text, 8, '0'),
-               (extract(epoch from now()) * 1000)::bigint - n, (extract(epoch from now()) * 1000)::bigint - n
-          from generate_series(${from}::int, ${to}::int) n`;
-      await db`
-        insert into email_addresses (id, instance_id, user_id, email_address, email_key, verification_status, created_at, updated_at)
-        select 'idn_cons' || lpad(n::text, 8, '0'), ${i.id}, 'user_cons' || lpad(n::text, 8, '0'), 'c' || n || '@console.example.com',
-               'c' || n || '@console.example.com', 'verified', (extract(epoch from now()) * 1000)::bigint, (extract(epoch from now()) * 1000)::bigint
-          from generate_series(${from}::int, ${to}::int) n`;
+      await seedUsers(db, i.id, CONSOLE_USERS, from, to);
     });
     await slices(
       organizations,
