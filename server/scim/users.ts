@@ -4,15 +4,7 @@ import type { Deps } from '../deps';
 import type { Db } from '../db/client';
 import { uniqueViolation } from '../db/errors';
 import { newId } from '../db/ids';
-import {
-  emailAddresses,
-  organizationMemberships,
-  scimGroupMembers,
-  scimUsers,
-  users,
-  type ScimEmail,
-  type ScimPhone,
-} from '../db/schema';
+import { emailAddresses, organizationMemberships, scimGroupMembers, scimUsers, users, type ScimEmail, type ScimPhone } from '../db/schema';
 import { emailAddress, phoneNumber as phoneNumberRule } from '../email/addresses';
 import { normalizeLocale } from '../instances/locales';
 import { username as usernameRule } from '../users/schemas';
