@@ -7,6 +7,8 @@ import { startIdp } from './support/saml-idp';
 
 /** Fails on any WCAG 2.1 A/AA violation axe-core finds on the page as it is now. */
 async function expectAccessible(page: Page, what: string) {
+  // Next streams a page's metadata after its first paint: scan once the title has arrived.
+  await expect(page).toHaveTitle(/\S/);
   const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   expect.soft(violations.map((v) => `${what}: ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 }
