@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { sharedHarness, sharedInstance } from '../testing/harness';
 import { bapiWith, createTestUser } from '../testing/fapi-helpers';
+import { rowsOf } from '../db/rows';
 
 /**
  * `members_count` is kept in the organization's row by the triggers of migration 0052, in the
@@ -20,11 +21,9 @@ const listed = async (orgId: string) =>
     ?.members_count;
 const counted = async (orgId: string) =>
   Number(
-    (
-      (await h.runtime.deps.db.execute(sql`select count(*)::int as n from organization_memberships where organization_id = ${orgId}`)) as {
-        rows: { n: number }[];
-      }
-    ).rows[0]!.n,
+    rowsOf<{ n: number }>(
+      await h.runtime.deps.db.execute(sql`select count(*)::int as n from organization_memberships where organization_id = ${orgId}`),
+    )[0]!.n,
   );
 
 describe('members_count', () => {
@@ -71,8 +70,8 @@ describe('members_count', () => {
           insert into organization_memberships (id, instance_id, organization_id, user_id, role, created_at, updated_at)
           values (${`orgmem_rb${seq}`}, ${i.instanceId}, ${org.id}, ${user}, 'org:member', 0, 0)`);
         expect(
-          ((await tx.execute(sql`select members_count from organizations where id = ${org.id}`)) as { rows: { members_count: number }[] })
-            .rows[0]!.members_count,
+          rowsOf<{ members_count: number }>(await tx.execute(sql`select members_count from organizations where id = ${org.id}`))[0]!
+            .members_count,
         ).toBe(1);
         throw new Error('rolled back');
       }),
