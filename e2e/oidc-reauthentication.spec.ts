@@ -1,21 +1,29 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
 import en from '../messages/en/hosted.json' with { type: 'json' };
 import { bapi, cli, createOperatorAccount, latestCode, uniqueEmail } from './support/helpers';
-
-const CALLBACK = 'https://rp.example.test/callback';
 
 /**
  * Issue #51: `prompt=login` and `max_age` force a real new authentication on the hosted sign-in.
  * A browser already signed in is sent by a relying party to the authorization endpoint; the
  * hosted page asks for the password (no "Continue" with the session it has), and the ID token
- * the code yields carries a fresh auth_time. The relying party's callback is answered by the
- * browser's route (no server behind rp.example.test), the code exchanged as the RP would.
+ * the code yields carries a fresh auth_time. The relying party is a loopback server that keeps
+ * the codes its callback receives; the test exchanges them as the RP would.
  */
 test('prompt=login and max_age=1 ask a signed-in browser for its password again; the ID token’s auth_time is fresh', async ({
   page,
   browser,
 }) => {
   test.setTimeout(180_000);
+  const codes: string[] = [];
+  const rp = createServer((req, res) => {
+    const code = new URL(req.url ?? '/', 'http://rp').searchParams.get('code');
+    if (code) codes.push(code);
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Relying party</title><p>relying party</p>');
+  });
+  await new Promise<void>((resolve) => rp.listen(0, '127.0.0.1', resolve));
+  const CALLBACK = `http://127.0.0.1:${(rp.address() as AddressInfo).port}/callback`;
   const accountId = await createOperatorAccount(page, {
     firstName: 'Otto',
     email: uniqueEmail('oidc-owner'),
@@ -42,12 +50,6 @@ test('prompt=login and max_age=1 ask a signed-in browser for its password again;
 
   const context = await browser.newContext();
   const user = await context.newPage();
-  const codes: string[] = [];
-  await context.route(`${CALLBACK}**`, (route) => {
-    const code = new URL(route.request().url()).searchParams.get('code');
-    if (code) codes.push(code);
-    return route.fulfill({ status: 200, contentType: 'text/html', body: '<p>relying party</p>' });
-  });
   const email = uniqueEmail('oidc-user');
   const password = 'an old session is not enough';
 
@@ -122,4 +124,5 @@ test('prompt=login and max_age=1 ask a signed-in browser for its password again;
     expect((await idTokenClaims()).auth_time).toBeGreaterThanOrEqual(before);
   });
   await context.close();
+  rp.close();
 });
