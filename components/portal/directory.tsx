@@ -1,10 +1,10 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Alert, Badge, Button, Field, Input, SecretValue, Select, ValueField } from '@/components/ui';
 import { ErrorLine, Section } from './portal';
-import { usePortalCall, usePortalError, useWhen } from './portal-context';
+import { usePortalCall, usePortalError, usePortalInvalidate, usePortalResource, useWhen } from './portal-context';
 
 const DSYNC_IDPS = ['okta', 'entra', 'google', 'onelogin', 'jumpcloud'] as const;
 type Token = { id: string; name: string; created_at: number; last_used_at: number | null; revoked_at: number | null };
@@ -22,6 +22,9 @@ type Directory = {
 type Group = { id: string; display_name: string; members_count: number; role: string | null };
 type Role = { key: string; name: string };
 
+/** How often the directory's live status (last request, counts, errors) is fetched again while shown. */
+const LIVE_STATUS_MS = 10_000;
+
 /** Directory sync: the SCIM endpoint and its token (shown once), the IdP's steps, live status, groups → roles. */
 export function PortalDirectory() {
   const t = useTranslations('portal.dsync');
@@ -29,32 +32,19 @@ export function PortalDirectory() {
   const { call } = usePortalCall();
   const describe = usePortalError();
   const when = useWhen();
-  const [dir, setDir] = useState<Directory | null>(null);
-  const [groups, setGroups] = useState<Group[]>([]);
-  const [roles, setRoles] = useState<Role[]>([]);
+  const dir = usePortalResource<Directory>('/directory', { every: LIVE_STATUS_MS }).data ?? null;
+  const groups = usePortalResource<{ data: Group[] }>('/directory/groups', { every: LIVE_STATUS_MS }).data?.data ?? [];
+  const roles = usePortalResource<{ data: Role[] }>('/roles').data?.data ?? [];
+  const invalidate = usePortalInvalidate();
   const [secret, setSecret] = useState<string | null>(null);
   const [name, setName] = useState('SCIM');
   const [idp, setIdp] = useState<(typeof DSYNC_IDPS)[number]>('okta');
   const [error, setError] = useState<string | null>(null);
-  const reload = useCallback(async () => {
-    const [d, g] = await Promise.all([call<Directory>('/directory'), call<{ data: Group[] }>('/directory/groups')]);
-    setDir(d);
-    setGroups(g.data);
-  }, [call]);
-  useEffect(() => {
-    void reload();
-    call<{ data: Role[] }>('/roles').then(
-      (r) => setRoles(r.data),
-      () => undefined,
-    );
-    const timer = setInterval(() => void reload().catch(() => undefined), 10_000);
-    return () => clearInterval(timer);
-  }, [reload, call]);
   const run = async (fn: () => Promise<void>) => {
     setError(null);
     try {
       await fn();
-      await reload();
+      await invalidate('/directory');
     } catch (err) {
       setError(describe(err));
     }
@@ -159,7 +149,7 @@ export function PortalDirectory() {
             </div>
           )}
           <div>
-            <Button size="sm" variant="ghost" onClick={() => void reload()}>
+            <Button size="sm" variant="ghost" onClick={() => void invalidate('/directory')}>
               {t('refresh')}
             </Button>
           </div>

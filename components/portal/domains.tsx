@@ -1,10 +1,10 @@
 'use client';
 
 import { useTranslations } from 'next-intl';
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useState, type FormEvent } from 'react';
 import { Badge, Button, Field, Input, ValueField } from '@/components/ui';
 import { ErrorLine, Section } from './portal';
-import { reasonOf, usePortalCall, usePortalError, useWhen } from './portal-context';
+import { reasonOf, usePortalCall, usePortalError, usePortalInvalidate, usePortalResource, useWhen } from './portal-context';
 
 export type PortalDomain = {
   id: string;
@@ -20,32 +20,20 @@ export type PortalDomain = {
   txt_record: { type: 'TXT'; name: string; value: string };
 };
 
-const DOMAINS_CHANGED = 'latchkey-portal-domains-changed';
-
 /** The organization's domains (every intent but audit logs): add, see the TXT record, verify by DNS. */
 export function usePortalDomains() {
-  const { call } = usePortalCall();
-  const [domains, setDomains] = useState<PortalDomain[] | null>(null);
-  const load = useCallback(() => call<{ data: PortalDomain[] }>('/domains').then((r) => setDomains(r.data)), [call]);
-  useEffect(() => {
-    void load();
-    // Every section showing the domains (the SSO step's picker) follows a change made in another.
-    const onChange = () => void load();
-    window.addEventListener(DOMAINS_CHANGED, onChange);
-    return () => window.removeEventListener(DOMAINS_CHANGED, onChange);
-  }, [load]);
-  const reload = useCallback(async () => {
-    await load();
-    window.dispatchEvent(new Event(DOMAINS_CHANGED));
-  }, [load]);
-  return { domains, reload };
+  const domains = usePortalResource<{ data: PortalDomain[] }>('/domains');
+  const invalidate = usePortalInvalidate();
+  // Every section showing the domains (the SSO step's picker) follows a change made in another.
+  const changed = useCallback(() => invalidate('/domains'), [invalidate]);
+  return { domains: domains.data?.data ?? null, changed };
 }
 
 export function PortalDomains() {
   const t = useTranslations('portal.domains');
   const { call } = usePortalCall();
   const describe = usePortalError();
-  const { domains, reload } = usePortalDomains();
+  const { domains, changed } = usePortalDomains();
   const [name, setName] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -56,7 +44,7 @@ export function PortalDomains() {
     try {
       await call('/domains', { json: { name } });
       setName('');
-      await reload();
+      await changed();
     } catch (err) {
       setError(describe(err));
     } finally {
@@ -68,7 +56,7 @@ export function PortalDomains() {
       {domains?.length === 0 && <p className="text-sm text-zinc-600 dark:text-zinc-400">{t('empty')}</p>}
       <ul className="flex flex-col gap-4">
         {domains?.map((d) => (
-          <DomainRow key={d.id} domain={d} onChange={reload} />
+          <DomainRow key={d.id} domain={d} onChange={changed} />
         ))}
       </ul>
       <form onSubmit={add} className="flex flex-col gap-2 sm:flex-row sm:items-end">

@@ -4,6 +4,7 @@ import { useTranslations } from 'next-intl';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { ApiError, requestJson } from '@/lib/api-client';
 import { useHosted } from '@/components/auth/hosted-context';
+import { useInvalidate, useResource } from '@/lib/query/use-resource';
 
 /** The portal session as GET /v1/portal/session answers it. */
 export type PortalSession = {
@@ -33,6 +34,22 @@ export function usePortalCall(): { call: PortalCall; base: string } {
     [base],
   );
   return { call, base };
+}
+
+/**
+ * A GET of the portal's API through the shared cache (lib/query): every section showing `path`
+ * follows a write's invalidation. `every`: the directory's live status, refreshed while shown.
+ */
+export function usePortalResource<T>(path: string, options?: { every?: number }) {
+  const { call, base } = usePortalCall();
+  return useResource<T>(`${base}/v1/portal${path}`, () => call<T>(path), options);
+}
+
+/** After a portal write: refetches the portal's GETs at `path` and below it, wherever they are on the page. */
+export function usePortalInvalidate(): (path: string) => Promise<void> {
+  const { base } = usePortalCall();
+  const invalidate = useInvalidate();
+  return useCallback((path: string) => invalidate(`${base}/v1/portal${path}`), [base, invalidate]);
 }
 
 /** The session of this browser, or the reason there is none. */

@@ -4,7 +4,7 @@ import { useTranslations } from 'next-intl';
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { Alert, Badge, Button, Checkbox, Field, Input, Select, Textarea, ValueField } from '@/components/ui';
 import { ErrorLine, Section } from './portal';
-import { usePortalCall, usePortalError } from './portal-context';
+import { usePortalCall, usePortalError, usePortalInvalidate, usePortalResource } from './portal-context';
 import { usePortalDomains } from './domains';
 
 const IDPS = ['okta', 'entra', 'google', 'onelogin', 'jumpcloud', 'saml', 'oidc'] as const;
@@ -57,21 +57,22 @@ export type ConnectionTest = {
 /** SSO setup: pick the IdP, copy our values into it, give its metadata, test, activate. */
 export function PortalSso() {
   const t = useTranslations('portal.sso');
-  const { call } = usePortalCall();
-  const [connections, setConnections] = useState<Connection[] | null>(null);
-  const reload = useCallback(() => call<{ data: Connection[] }>('/sso_connections').then((r) => setConnections(r.data)), [call]);
-  useEffect(() => {
-    void reload();
-  }, [reload]);
+  const connections = usePortalResource<{ data: Connection[] }>('/sso_connections').data?.data ?? null;
+  const invalidate = usePortalInvalidate();
+  const changed = useCallback(() => invalidate('/sso_connections'), [invalidate]);
   const { domains } = usePortalDomains();
   const verified = (domains ?? []).filter((d) => d.verification.status === 'verified').map((d) => d.name);
   return (
     <Section title={t('title')} intro={t('intro')}>
       {connections?.map((c) => (
-        <ConnectionCard key={c.id} connection={c} onChange={reload} />
+        <ConnectionCard key={c.id} connection={c} onChange={changed} />
       ))}
       {connections?.length === 0 &&
-        (verified.length === 0 ? <Alert tone="warning">{t('needDomain')}</Alert> : <NewConnection domains={verified} onCreated={reload} />)}
+        (verified.length === 0 ? (
+          <Alert tone="warning">{t('needDomain')}</Alert>
+        ) : (
+          <NewConnection domains={verified} onCreated={changed} />
+        ))}
     </Section>
   );
 }

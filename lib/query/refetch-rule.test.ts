@@ -15,12 +15,6 @@ import { describe, expect, it } from 'vitest';
  */
 const ROOT = resolve(__dirname, '../..');
 
-/**
- * Files of areas being moved over elsewhere (the portal's own fetching):
- * each line goes when its file follows the rule.
- */
-const NOT_YET: readonly string[] = ['components/portal/directory.tsx', 'components/portal/domains.tsx', 'components/portal/sso.tsx'];
-
 function breaches(file: string, text: string): string[] {
   const src = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
   const found: string[] = [];
@@ -65,9 +59,7 @@ describe('a write refreshes what it changed by invalidating its path', () => {
   });
 
   it('no component or hook calls reload() or passes a version counter', () => {
-    const found = sources()
-      .filter((f) => !NOT_YET.includes(f))
-      .flatMap((f) => breaches(f, readFileSync(resolve(ROOT, f), 'utf8')));
+    const found = sources().flatMap((f) => breaches(f, readFileSync(resolve(ROOT, f), 'utf8')));
     expect(found, 'after a write, call useInvalidate() with the path it changed').toEqual([]);
   });
 });

@@ -23,7 +23,7 @@ export type Resource<T> = {
  * later, a page opened again or a list going back a page shows its loading state until its
  * own fetch is back, never an older answer first (a form would start from it). `every`: a
  * poll (milliseconds), for a page waiting on something that happens elsewhere (an emailed
- * link opened in another tab); nothing else polls.
+ * link opened in another tab, the admin portal's live directory status); nothing else polls.
  */
 export function useResource<T>(url: string | null, fetcher: () => Promise<T>, { every }: { every?: number } = {}): Resource<T> {
   const client = useQueryClient();
