@@ -2,6 +2,7 @@ import { CATALOGS } from '../../messages';
 import type { Locale } from '../../i18n/locales';
 import { hostedLocale } from '../localization/hosted-locale';
 import { autoPost, escapeHtml, hiddenInputs } from '../http/auto-post-form';
+import { plainPage } from '../http/plain-page';
 
 /**
  * The provider's own hosted pages (consent, errors, logout), rendered by the OIDC router as
@@ -33,13 +34,6 @@ export function pageLocale(p: {
     instanceDefault: p.instanceDefault,
   });
   return { locale, copy: CATALOGS[locale].oauth };
-}
-
-const STYLE =
-  'body{font-family:system-ui,sans-serif;background:#f6f7f9;margin:0;display:flex;justify-content:center}main{background:#fff;margin:48px 16px;padding:32px;border-radius:12px;max-width:420px;width:100%;box-shadow:0 1px 3px #0002}h1{font-size:1.25rem}ul{padding-left:1.2rem}.actions{display:flex;gap:8px;margin-top:24px}button{flex:1;padding:10px;border-radius:8px;border:1px solid #ccc;background:#fff;font-size:1rem;cursor:pointer}button[value=allow],button.primary{background:#111;color:#fff;border-color:#111}small{color:#666}input[name=user_code]{font-size:1.5rem;letter-spacing:.15em;width:100%;box-sizing:border-box;padding:8px}';
-
-function layout(locale: Locale, title: string, body: string): string {
-  return `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
 }
 
 /** What each scope lets the app do, as list items. */
@@ -81,20 +75,20 @@ export function consentPage(
     `<button type="submit" name="decision" value="deny">${escapeHtml(copy.consent.deny)}</button>` +
     `<button type="submit" name="decision" value="allow">${escapeHtml(copy.consent.allow)}</button></div></form>` +
     `<p><small>${escapeHtml(copy.consent.note)}</small></p>`;
-  return layout(l.locale, fill(copy.consent.title, { app: a.appName }), body);
+  return plainPage(l.locale, fill(copy.consent.title, { app: a.appName }), body);
 }
 
 export const providerErrorPage = (l: PageLocale, message: string, traceId: string) =>
-  layout(l.locale, l.copy.error.title, `<p>${escapeHtml(message)}</p><p><small>${escapeHtml(traceId)}</small></p>`);
+  plainPage(l.locale, l.copy.error.title, `<p>${escapeHtml(message)}</p><p><small>${escapeHtml(traceId)}</small></p>`);
 
 export const logoutConfirmPage = (l: PageLocale, action: string, params: Record<string, string>) =>
-  layout(
+  plainPage(
     l.locale,
     l.copy.logout.confirmTitle,
     `<form method="post" action="${escapeHtml(action)}">${hiddenInputs({ ...params, confirm: '1' })}<div class="actions"><button class="primary" type="submit">${escapeHtml(l.copy.logout.confirm)}</button></div></form>`,
   );
 
-export const loggedOutPage = (l: PageLocale) => layout(l.locale, l.copy.logout.done, '');
+export const loggedOutPage = (l: PageLocale) => plainPage(l.locale, l.copy.logout.done, '');
 
 /**
  * OAuth 2.0 Form Post Response Mode: a page whose form posts the answer to the redirect_uri
@@ -103,7 +97,7 @@ export const loggedOutPage = (l: PageLocale) => layout(l.locale, l.copy.logout.d
 export function formPostPage(l: PageLocale, redirectUri: string, values: Record<string, string>) {
   const button = `<div class="actions"><button class="primary" type="submit">${escapeHtml(l.copy.formPost.submit)}</button></div>`;
   const { markup, headers } = autoPost(redirectUri, values, button, { inlineStyles: true, formActionOrigin: new URL(redirectUri).origin });
-  return { html: layout(l.locale, l.copy.formPost.title, markup), headers };
+  return { html: plainPage(l.locale, l.copy.formPost.title, markup), headers };
 }
 
 /** The device flow's verification page (RFC 8628 §3.3): the user types the code their device shows. */
@@ -114,7 +108,7 @@ export function deviceEntryPage(l: PageLocale, a: { action: string; userCode?: s
     `<form method="post" action="${escapeHtml(a.action)}"><p><label>${escapeHtml(device.label)}<br>` +
     `<input name="user_code" value="${escapeHtml(a.userCode ?? '')}" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" maxlength="20" required autofocus></label></p>` +
     `<div class="actions"><button class="primary" type="submit">${escapeHtml(device.submit)}</button></div></form>`;
-  return layout(l.locale, device.title, body);
+  return plainPage(l.locale, device.title, body);
 }
 
 /** The app, the scopes and the code the user is about to approve (RFC 8628 §5.4: they check it matches the device's). */
@@ -127,8 +121,8 @@ export function deviceConfirmPage(l: PageLocale, a: { action: string; appName: s
     `<form method="post" action="${escapeHtml(a.action)}">${hiddenInputs({ user_code: a.userCode })}<div class="actions">` +
     `<button type="submit" name="decision" value="deny">${escapeHtml(copy.device.deny)}</button>` +
     `<button type="submit" name="decision" value="allow">${escapeHtml(copy.device.allow)}</button></div></form>`;
-  return layout(l.locale, fill(copy.device.confirmTitle, { app: a.appName }), body);
+  return plainPage(l.locale, fill(copy.device.confirmTitle, { app: a.appName }), body);
 }
 
 export const deviceDonePage = (l: PageLocale, outcome: 'approved' | 'denied' | 'unavailable') =>
-  layout(l.locale, l.copy.device.title, `<p role="status">${escapeHtml(l.copy.device[outcome])}</p>`);
+  plainPage(l.locale, l.copy.device.title, `<p role="status">${escapeHtml(l.copy.device[outcome])}</p>`);

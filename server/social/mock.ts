@@ -5,6 +5,7 @@ import { socialFlows, socialProviders } from '../db/schema';
 import { constantTimeEqual, generateSecret, sha256Hex } from '../crypto/secrets';
 import { escapeHtml, hiddenInputs } from '../http/auto-post-form';
 import { AppError } from '../http/errors';
+import { plainPage } from '../http/plain-page';
 import type { InstanceContext } from '../instances/instances';
 import { callbackUrl, checkMockAllowed } from './providers';
 import { REASONS } from './reasons';
@@ -56,11 +57,8 @@ async function pendingFlow(deps: Pick<Deps, 'db' | 'clock'>, instance: Pick<Inst
   return row?.flow ?? null;
 }
 
-const STYLE =
-  'body{font-family:system-ui,sans-serif;background:#f6f7f9;color:#18181b;margin:0;display:flex;justify-content:center}main{background:#fff;margin:48px 16px;padding:32px;border-radius:12px;max-width:420px;width:100%;box-shadow:0 1px 3px #0002}h1{font-size:1.25rem}label{display:block;margin-top:12px;font-weight:600;font-size:.9rem}input{display:block;width:100%;box-sizing:border-box;margin-top:4px;padding:8px;font-size:1rem;border:1px solid #a1a1aa;border-radius:6px}.actions{display:flex;gap:8px;margin-top:24px}button{flex:1;padding:10px;border-radius:8px;border:1px solid #a1a1aa;background:#fff;color:#18181b;font-size:1rem;cursor:pointer}button[value=allow]{background:#18181b;color:#fff;border-color:#18181b}small{color:#52525b}[role=alert]{color:#b91c1c;font-weight:600}@media (prefers-color-scheme:dark){body{background:#09090b;color:#f4f4f5}main{background:#18181b}input{background:#09090b;color:#f4f4f5}button{background:#27272a;color:#f4f4f5}button[value=allow]{background:#f4f4f5;color:#18181b}small{color:#a1a1aa}[role=alert]{color:#f87171}}';
-
-const layout = (title: string, body: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
+/** In English only: a tool for an operator trying a test instance. */
+const layout = (title: string, body: string) => plainPage('en', title, body);
 
 const TITLE = 'Mock provider';
 const NO_STORE = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
