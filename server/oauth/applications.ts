@@ -46,7 +46,8 @@ export const forgetApplication = (deps: Pick<Deps, 'cacheInvalidation'>, instanc
   deps.cacheInvalidation.invalidate(APP_CACHE, `${instanceId}:${clientId}`);
 
 export const CLIENT_SECRET_PREFIX = 'oas_';
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+/** Hosts where a redirect URI may use plain http (RFC 8252 §7.3), for applications made by hand and registered alike. */
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 const applicationView = (r: ApplicationRow) => ({
   object: 'oauth_application' as const,

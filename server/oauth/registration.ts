@@ -8,7 +8,7 @@ import { isAppError } from '../http/errors';
 import { checkJwksUri } from '../http/remote-jwks';
 import type { RequestOrigin } from '../http/actor';
 import type { InstanceContext } from '../instances/instances';
-import { CLIENT_SECRET_PREFIX, forgetApplication, loadApplication, type ApplicationRow } from './applications';
+import { CLIENT_SECRET_PREFIX, forgetApplication, loadApplication, LOOPBACK_HOSTS, type ApplicationRow } from './applications';
 import { oauthError } from './errors';
 import { REQUEST_OBJECT_ALGS } from './request-object';
 import { OIDC_SCOPES, SCOPE_TOKEN_RE } from './scopes';
@@ -31,7 +31,6 @@ const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 /** The grants a registered client may name (the token endpoint's). */
 const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT] as const;
 const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const LOCALIZABLE = ['client_name', 'logo_uri', 'client_uri', 'policy_uri', 'tos_uri'] as const;
 /** Values the provider cannot honour: a registration naming one is refused rather than silently weakened. */
 const UNSUPPORTED_VALUES: Record<string, readonly string[]> = {
