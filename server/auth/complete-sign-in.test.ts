@@ -793,6 +793,26 @@ describe('the answer is bound to the browser that asked (ways that leave the bro
     expect(await sessionOf(plain, victim)).toBeNull();
   });
 
+  it('mock social: the mock page’s answer carried to another browser signs in nobody (flow_binding_mismatch)', async () => {
+    const p = await plain.person();
+    const attacker = browserOf(h, plain.i);
+    const started = await attacker.call('POST', '/v1/client/sign_ins', { body: { strategy: 'oauth_mock', redirect_url: APP } });
+    const page = new URL(started.body.response.first_factor_verification.external_verification_redirect_url);
+    const cookie = attacker.cookieHeader();
+    const posted = await h.request('POST', page.pathname, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: page.origin, ...(cookie ? { cookie } : {}) },
+      raw: new URLSearchParams({ state: page.searchParams.get('state')!, decision: 'allow', email: p.email }).toString(),
+    });
+    expect(posted.status).toBe(303);
+    const back = new URL(posted.headers.get('location')!);
+    const victim = browserOf(h, plain.i);
+    const res = await h.request('GET', `/fapi/${plain.i.instanceId}/v1/oauth_callback${back.search}`);
+    expect(res.status).toBe(403);
+    expect(await res.text()).toContain('flow_binding_mismatch');
+    expect(await sessionOf(plain, attacker)).toBeNull();
+    expect(await sessionOf(plain, victim)).toBeNull();
+  });
+
   it('passkey: the answer to one browser’s challenge, carried to another browser, signs in nobody', async () => {
     const p = await plain.person({ way: 'passkey' });
     const asked = browserOf(h, plain.i);
