@@ -70,8 +70,10 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): Database 
       onnotice: () => {},
       // No JIT: a prepared statement's generic plan prices `limit $n` at a tenth of the rows, so on a large
       // instance a 20-row page (users, members) crossed jit_above_cost and compiled on every execution:
-      // 130 ms of LLVM per call for a 0.4 ms query at 1,000,000 users. Our statements are all short.
-      connection: { application_name: 'latchkey', jit: 'off' },
+      // 130 ms of LLVM per call for a 0.4 ms query at 1,000,000 users. No parallel workers either: a
+      // request's statement is short, and workers only take the cores the other requests need (a member
+      // search over a domain 100,000 members share: 27 ms with two workers, 16 ms without).
+      connection: { application_name: 'latchkey', jit: 'off', max_parallel_workers_per_gather: '0' },
     });
   let client = open(max);
   // LISTEN keeps a connection of its own, outside the pool (which a driver fault replaces).
