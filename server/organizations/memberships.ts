@@ -9,7 +9,7 @@ import { cursorList, lightList, newestFirst, oldestFirst, type Keyset } from '..
 import { instanceContext } from '../instances/instances';
 import { assertMetadata, mergeMetadataChecked } from '../http/metadata';
 import { loadOrganization, organizationView, type OrganizationRow } from './organization-view';
-import { isMemberSql } from './statements';
+import { isMemberSql, pageOfMembershipsSql } from './statements';
 import { auditOrgChange, type OrgAuditContext } from './audit';
 import { ADMIN_PERMISSION, assertRole, ensureBuiltIns, rolesGranting } from './roles';
 import { updateSessions } from '../sessions/session-state';
@@ -85,7 +85,11 @@ export function membershipsStatement(db: Db, instanceId: string, q: Omit<Members
   if (q.userId) filters.push(eq(organizationMemberships.userId, q.userId));
   if (q.roles) filters.push(inArray(organizationMemberships.role, q.roles));
   if (q.query && orgId) {
-    filters.push(sql`${organizationMemberships.userId} = any(array(${userSearch(instanceId, q.query, isMemberSql(orgId))}))`);
+    const found = sql`${organizationMemberships.userId} = any(array(${userSearch(instanceId, q.query, isMemberSql(orgId))}))`;
+    // With a page, its memberships are picked before any join: a broad search (a domain every member
+    // shares) finds a thousand, and joining each to its user, address and role before keeping the
+    // first page's was half the statement's time at 100,000 members.
+    filters.push(page ? pageOfMembershipsSql(and(...filters, found, page.after), page.orderBy, page.limit) : found);
   }
   if (page?.after) filters.push(page.after);
   return db

@@ -108,6 +108,8 @@ describe('organization member list and search (EXPLAIN)', () => {
     }
     expect(plan).toContain('organization_memberships_uq');
     expect(plan.match(/Limit/g)?.length).toBeGreaterThanOrEqual(7);
+    // The page's memberships are picked first (their ids, in order, limited), and only they are joined.
+    expect(plan).toMatch(/InitPlan \d+[^\n]*\n\s*->\s+Limit[\s\S]*Sort Key: organization_memberships_1\.id/);
   });
   it('finds what a person expects, members only, through the API', async () => {
     const ids = async (query: string) => {
