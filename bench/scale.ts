@@ -276,39 +276,49 @@ export interface GrowthRow {
   queryP99: number;
 }
 
-/** One request of the member rows: an organization of `members` members in an instance of `users` users. */
-export interface MemberRow {
-  members: number;
+/**
+ * One search or list request at the last growth step: `GET /v1/users?…` over the instance's `users`
+ * users, or `GET /v1/organizations/:id/memberships?…` over an organization of `members` of them.
+ */
+export interface SearchRow {
+  subject: 'users' | 'members';
+  /** The users of the instance (users) or the members of the organization (members). */
+  size: number;
   users: number;
   request: string;
   perSecond: number;
   p99: number;
-  /** Members the request's first page showed (a search's check). */
+  /** Items the request's first page showed (a search's check). */
   found: number;
 }
 
 export interface GrowthResult {
   steps: GrowthRow[];
-  members: MemberRow[];
+  searches: SearchRow[];
 }
 
 const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');
 
-/** Seeded users n = from..to of one instance: ids `user_<tag><n>`, one verified address `<local><n>@<domain>` each. */
+/**
+ * Seeded users n = from..to of one instance: ids `user_<tag><n>`, first name `<firstName><n>`, username
+ * `<local>_<n>`, one verified address `<local><n>@<domain>` each and, with `phones`, a verified phone
+ * `+1555<n, 7 digits>`.
+ */
 interface SeededUsers {
   tag: string;
   firstName: string;
   local: string;
   domain: string;
+  phones: boolean;
 }
-const GROWTH_USERS: SeededUsers = { tag: 'grow', firstName: 'Grow', local: 'g', domain: 'growth.example.com' };
-const CONSOLE_USERS: SeededUsers = { tag: 'cons', firstName: 'Console', local: 'c', domain: 'console.example.com' };
+const GROWTH_USERS: SeededUsers = { tag: 'grow', firstName: 'Grow', local: 'g', domain: 'growth.example.com', phones: true };
+const CONSOLE_USERS: SeededUsers = { tag: 'cons', firstName: 'Console', local: 'c', domain: 'console.example.com', phones: false };
 
 async function seedUsers(db: postgres.Sql, instanceId: string, u: SeededUsers, from: number, to: number) {
   await db`
-    insert into users (id, instance_id, first_name, last_name, primary_email_address_id, created_at, updated_at)
-    select 'user_' || ${u.tag} || lpad(n::text, 8, '0'), ${instanceId}, ${u.firstName} || n, 'Bench', 'idn_' || ${u.tag} || lpad(n::text, 8, '0'),
-           (extract(epoch from now()) * 1000)::bigint - n, (extract(epoch from now()) * 1000)::bigint - n
+    insert into users (id, instance_id, first_name, last_name, username, username_key, primary_email_address_id, created_at, updated_at)
+    select 'user_' || ${u.tag} || lpad(n::text, 8, '0'), ${instanceId}, ${u.firstName} || n, 'Bench', ${u.local} || '_' || n, ${u.local} || '_' || n,
+           'idn_' || ${u.tag} || lpad(n::text, 8, '0'), (extract(epoch from now()) * 1000)::bigint - n, (extract(epoch from now()) * 1000)::bigint - n
       from generate_series(${from}::int, ${to}::int) n`;
   await db`
     insert into email_addresses (id, instance_id, user_id, email_address, email_key, verification_status, created_at, updated_at)
@@ -316,6 +326,65 @@ async function seedUsers(db: postgres.Sql, instanceId: string, u: SeededUsers, f
            ${u.local} || n || '@' || ${u.domain}, ${u.local} || n || '@' || ${u.domain}, 'verified',
            (extract(epoch from now()) * 1000)::bigint, (extract(epoch from now()) * 1000)::bigint
       from generate_series(${from}::int, ${to}::int) n`;
+  if (u.phones)
+    await db`
+      insert into phone_numbers (id, instance_id, user_id, phone_number, verification_status, created_at, updated_at)
+      select 'idn_p' || ${u.tag} || lpad(n::text, 8, '0'), ${instanceId}, 'user_' || ${u.tag} || lpad(n::text, 8, '0'),
+             '+1555' || lpad(n::text, 7, '0'), 'verified', (extract(epoch from now()) * 1000)::bigint, (extract(epoch from now()) * 1000)::bigint
+        from generate_series(${from}::int, ${to}::int) n`;
+}
+
+/** Each request under load, then once more for what its page showed. */
+async function searchRows(
+  h: Helpers,
+  i: Awaited<ReturnType<typeof newInstance>>,
+  subject: SearchRow['subject'],
+  sizes: { size: number; users: number },
+  urlOf: (qs: string) => string,
+  requests: [string, string][],
+  opts: { seconds: number; connections: number },
+): Promise<SearchRow[]> {
+  const rows: SearchRow[] = [];
+  for (const [request, qs] of requests) {
+    const url = urlOf(qs);
+    const r = await cannon({ url, connections: opts.connections, duration: opts.seconds, headers: i.auth });
+    const check = await json(url, 'GET', i.auth);
+    rows.push({ subject, ...sizes, request, perSecond: okPerSecond(r), p99: r.latency.p99, found: (check.data as unknown[]).length });
+    h.log(
+      `  ${subject} ${sizes.size}: ${request} ${rows.at(-1)!.perSecond.toFixed(0)}/s, p99 ${r.latency.p99} ms, ${rows.at(-1)!.found} shown`,
+    );
+  }
+  return rows;
+}
+
+/**
+ * The users' search at the last growth step (`GET /v1/users?query=`, as the console and support tools
+ * call it): what a person types to find someone among users most of whom share one email domain.
+ */
+function measureUserSearch(
+  h: Helpers,
+  base: string,
+  i: Awaited<ReturnType<typeof newInstance>>,
+  users: number,
+  opts: { seconds: number; connections: number },
+): Promise<SearchRow[]> {
+  const target = Math.max(1, Math.floor(users / 2));
+  const short = String(target).slice(0, -2) || '1';
+  return searchRows(
+    h,
+    i,
+    'users',
+    { size: users, users },
+    (qs) => `${base}/v1/users?${qs}`,
+    [
+      ['search: an exact address', `limit=20&query=g${target}@growth.example.com`],
+      ['search: a prefix of a name', `limit=20&query=grow${short}`],
+      ['search: a prefix of a username', `limit=20&query=g_${short}`],
+      ['search: a prefix of a phone', `limit=20&query=${encodeURIComponent(`+1555${String(target).padStart(7, '0').slice(0, 5)}`)}`],
+      ['search: the shared domain', `limit=20&query=growth.example`],
+    ],
+    opts,
+  );
 }
 
 /**
@@ -330,7 +399,7 @@ async function measureMembers(
   i: Awaited<ReturnType<typeof newInstance>>,
   users: number,
   opts: { seconds: number; connections: number; count: number },
-): Promise<MemberRow[]> {
+): Promise<SearchRow[]> {
   const count = Math.min(opts.count, users);
   const org = (await json(`${base}/v1/organizations`, 'POST', i.auth, { name: 'Members bench', created_by: 'user_grow00000001' })) as {
     id: string;
@@ -341,25 +410,24 @@ async function measureMembers(
     select 'orgmem_grow' || lpad(n::text, 8, '0'), ${i.id}, ${org.id}, 'user_grow' || lpad(n::text, 8, '0'), 'org:member',
            (extract(epoch from now()) * 1000)::bigint, (extract(epoch from now()) * 1000)::bigint
       from generate_series(2, ${count}::int) n`;
-  await db`analyze organization_memberships`;
+  await db`vacuum analyze organization_memberships`;
   h.log(`  members: ${count} memberships seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   const target = Math.max(1, Math.floor(count / 2));
-  const requests: [string, string][] = [
-    ['list, first page (limit=20)', `limit=20`],
-    ['list, a page deep in (starting_after)', `limit=20&starting_after=orgmem_grow${String(target).padStart(8, '0')}`],
-    ['search: an exact address', `limit=20&query=g${target}@growth.example.com`],
-    ['search: a prefix of a name', `limit=20&query=grow${target}`],
-    ['search: the shared domain', `limit=20&query=growth.example`],
-  ];
-  const rows: MemberRow[] = [];
-  for (const [request, qs] of requests) {
-    const url = `${base}/v1/organizations/${org.id}/memberships?${qs}`;
-    const r = await cannon({ url, connections: opts.connections, duration: opts.seconds, headers: i.auth });
-    const check = await json(url, 'GET', i.auth);
-    rows.push({ members: count, users, request, perSecond: okPerSecond(r), p99: r.latency.p99, found: (check.data as unknown[]).length });
-    h.log(`  members ${count}: ${request} ${rows.at(-1)!.perSecond.toFixed(0)}/s, p99 ${r.latency.p99} ms, ${rows.at(-1)!.found} shown`);
-  }
-  return rows;
+  return searchRows(
+    h,
+    i,
+    'members',
+    { size: count, users },
+    (qs) => `${base}/v1/organizations/${org.id}/memberships?${qs}`,
+    [
+      ['list, first page (limit=20)', `limit=20`],
+      ['list, a page deep in (starting_after)', `limit=20&starting_after=orgmem_grow${String(target).padStart(8, '0')}`],
+      ['search: an exact address', `limit=20&query=g${target}@growth.example.com`],
+      ['search: a prefix of a name', `limit=20&query=grow${target}`],
+      ['search: the shared domain', `limit=20&query=growth.example`],
+    ],
+    opts,
+  );
 }
 
 export async function measureGrowth(
@@ -379,7 +447,7 @@ export async function measureGrowth(
   const db = postgres(opts.databaseUrl, { max: 2, onnotice: () => {} });
   const server = h.startServer('growth', API[0], [...API[1]], opts.port, { WEB_CONCURRENCY: '1', WEBHOOK_WORKER: '0' }, 0);
   const rows: GrowthRow[] = [];
-  let members: MemberRow[] = [];
+  let searches: SearchRow[] = [];
   try {
     await h.waitFor(server, '/readyz', 120_000);
     const base = `http://127.0.0.1:${opts.port}`;
@@ -392,8 +460,8 @@ export async function measureGrowth(
         const to = Math.min(size, from + 99_999);
         await seedUsers(db, i.id, GROWTH_USERS, from, to);
       }
-      await db`analyze users`;
-      await db`analyze email_addresses`;
+      // As autovacuum leaves a settled instance (visibility map set, so index-only scans skip the heap).
+      for (const table of ['users', 'email_addresses', 'phone_numbers']) await db.unsafe(`vacuum analyze ${table}`);
       have = size;
       // Fresh sessions with known refresh tokens, for users spread over the whole table.
       const now = Date.now();
@@ -453,12 +521,13 @@ export async function measureGrowth(
         `growth ${size}: refresh ${rows.at(-1)!.refreshPerSecond.toFixed(0)}/s, query ${rows.at(-1)!.queryPerSecond.toFixed(0)}/s (seeded in ${seedSeconds.toFixed(1)} s)`,
       );
     }
-    if (opts.members > 0 && have > 0) members = await measureMembers(h, db, base, i, have, { ...opts, count: opts.members });
+    if (have > 0) searches = await measureUserSearch(h, base, i, have, opts);
+    if (opts.members > 0 && have > 0) searches.push(...(await measureMembers(h, db, base, i, have, { ...opts, count: opts.members })));
   } finally {
     await h.stop(server.child);
     await db.end({ timeout: 2 });
   }
-  return { steps: rows, members };
+  return { steps: rows, searches };
 }
 
 // ---------------------------------------------------------------- console
@@ -548,7 +617,7 @@ export async function measureConsole(
         from generate_series(${from}::int, ${to}::int) n`,
     );
     for (const table of ['users', 'email_addresses', 'organizations', 'organization_memberships', 'audit_logs'])
-      await db.unsafe(`analyze ${table}`);
+      await db.unsafe(`vacuum analyze ${table}`);
     seedSeconds = (Date.now() - t0) / 1000;
     h.log(`  console: ${users} users, ${organizations} organizations, ${auditRows} audit rows seeded in ${seedSeconds.toFixed(1)} s`);
 
