@@ -2,7 +2,7 @@ import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 /** Every id prefix in use; ids are `<prefix>_<26 Crockford base32 chars>`, time-sortable. */
-export const ID_PREFIXES = [
+const ID_PREFIXES = [
   'acct',
   'ins',
   'key',

@@ -23,7 +23,7 @@ import { updateSessions } from '../sessions/session-state';
 type D = Pick<Deps, 'db' | 'clock' | 'caches'>;
 
 /** The organization's members, as the triggers of migration 0052 keep them in its row (in the transaction of each change). */
-export async function membersCount(db: Db, organizationId: string): Promise<number> {
+async function membersCount(db: Db, organizationId: string): Promise<number> {
   const [row] = await db.select({ n: organizations.membersCount }).from(organizations).where(eq(organizations.id, organizationId));
   return row?.n ?? 0;
 }
