@@ -1278,7 +1278,7 @@ async function main() {
   }
   if (consoleRow?.rows.length) {
     out.push(
-      `\nConsole: one npm run api process; ${consoleRow.users} users, ${consoleRow.organizations} organizations (the users their members), ${consoleRow.auditRows} audit rows, seeded by SQL in ${consoleRow.seedSeconds.toFixed(0)} s; each call as the console page makes it (through BAPI, the same endpoint code). Aim: p99 ≤ ${CONSOLE_P99_AIM_MS} ms.\n\n` +
+      `\nConsole: one npm run api process; ${consoleRow.users} users, ${consoleRow.organizations} organizations (the users their members), ${consoleRow.auditRows} audit rows, seeded by SQL in ${consoleRow.seedSeconds.toFixed(0)} s; each call as the console page makes it, through the dashboard API with an operator's session cookie. Aim: p99 ≤ ${CONSOLE_P99_AIM_MS} ms.\n\n` +
         table(
           ['page', 'call', 'req/s', 'p50 ms', 'p99 ms', 'shown', 'aim'],
           consoleRow.rows.map((r) => [
