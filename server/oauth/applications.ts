@@ -47,7 +47,7 @@ export const forgetApplication = (deps: Pick<Deps, 'cacheInvalidation'>, instanc
 
 export const CLIENT_SECRET_PREFIX = 'oas_';
 /** Hosts where a redirect URI may use plain http (RFC 8252 §7.3), for applications made by hand and registered alike. */
-export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 const applicationView = (r: ApplicationRow) => ({
   object: 'oauth_application' as const,
@@ -70,27 +70,32 @@ const applicationView = (r: ApplicationRow) => ({
 });
 
 /**
- * A redirect URI the provider will send codes to: absolute, no fragment, https — or http
- * on a loopback host, as RFC 8252 §7.3 allows native apps. Matched exactly at /authorize.
+ * What is wrong with a redirect URI the provider would send codes to, or null (OIDC Registration
+ * §2, RFC 8252 §7): absolute, no fragment, no credentials; https, or http on a loopback host (for
+ * native apps and development); a native client's also a private-use scheme named after a domain
+ * (`com.example.app:/callback`). Matched exactly at /authorize. Applications an operator registers
+ * are web clients; dynamic registration says which (registration.ts).
  */
-function checkRedirectUri(param: string, raw: string): string {
+export function redirectUriProblem(raw: string, applicationType: 'web' | 'native' = 'web'): string | null {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw validationError(param, REASONS.redirect_uri_not_allowed, `${raw} is not an absolute URL.`);
+    return `${raw} is not an absolute URL.`;
   }
-  const loopbackHttp = url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
-  if (url.protocol !== 'https:' && !loopbackHttp) {
-    throw validationError(
-      param,
-      REASONS.redirect_uri_not_allowed,
-      'A redirect URI uses https, or http on a loopback host (localhost, 127.0.0.1, [::1]).',
-    );
-  }
-  if (url.hash || raw.includes('#')) throw validationError(param, REASONS.redirect_uri_not_allowed, 'A redirect URI has no fragment.');
-  if (url.username || url.password)
-    throw validationError(param, REASONS.redirect_uri_not_allowed, 'A redirect URI carries no credentials.');
+  if (raw.includes('#')) return 'A redirect URI has no fragment.';
+  if (url.username || url.password) return 'A redirect URI carries no credentials.';
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) return null;
+  const scheme = url.protocol.slice(0, -1);
+  if (applicationType === 'native' && scheme.includes('.') && !['javascript', 'data', 'file', 'vbscript'].includes(scheme)) return null;
+  return applicationType === 'native'
+    ? 'A native client’s redirect URI uses https, http on a loopback host, or a private-use scheme named after a domain (com.example.app:/cb).'
+    : 'A redirect URI uses https, or http on a loopback host (localhost, 127.0.0.1, [::1]).';
+}
+
+function checkRedirectUri(param: string, raw: string): string {
+  const problem = redirectUriProblem(raw);
+  if (problem) throw validationError(param, REASONS.redirect_uri_not_allowed, problem);
   return raw;
 }
 

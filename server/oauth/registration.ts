@@ -8,7 +8,7 @@ import { isAppError } from '../http/errors';
 import { checkJwksUri } from '../http/remote-jwks';
 import type { RequestOrigin } from '../http/actor';
 import type { InstanceContext } from '../instances/instances';
-import { CLIENT_SECRET_PREFIX, forgetApplication, loadApplication, LOOPBACK_HOSTS, type ApplicationRow } from './applications';
+import { CLIENT_SECRET_PREFIX, forgetApplication, loadApplication, redirectUriProblem, type ApplicationRow } from './applications';
 import { oauthError } from './errors';
 import { REQUEST_OBJECT_ALGS } from './request-object';
 import { OIDC_SCOPES, SCOPE_TOKEN_RE } from './scopes';
@@ -111,25 +111,10 @@ function webUrl(key: string, raw: string): string {
   return raw;
 }
 
-/**
- * A redirect URI (OIDC Registration §2, RFC 8252 §7): absolute, no fragment, no credentials; a
- * web client's https (or http on a loopback host, for development); a native client's also a
- * private-use scheme named after a domain (`com.example.app:/callback`).
- */
 function checkRegisteredRedirectUri(raw: string, applicationType: 'web' | 'native', fail = badRedirect): string {
-  const url = parseUrl(raw);
-  if (!url) throw fail(`${raw} is not an absolute URL.`);
-  if (raw.includes('#')) throw fail('A redirect URI has no fragment.');
-  if (url.username || url.password) throw fail('A redirect URI carries no credentials.');
-  if (url.protocol === 'https:') return raw;
-  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return raw;
-  const scheme = url.protocol.slice(0, -1);
-  if (applicationType === 'native' && scheme.includes('.') && !['javascript', 'data', 'file', 'vbscript'].includes(scheme)) return raw;
-  throw fail(
-    applicationType === 'native'
-      ? 'A native client’s redirect URI uses https, http on a loopback host, or a private-use scheme named after a domain (com.example.app:/cb).'
-      : 'A web client’s redirect URI uses https (or http on a loopback host).',
-  );
+  const problem = redirectUriProblem(raw, applicationType);
+  if (problem) throw fail(problem);
+  return raw;
 }
 
 /**
