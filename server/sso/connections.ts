@@ -25,7 +25,7 @@ export const DEFAULT_OIDC_SCOPES = 'openid email profile';
 export const oidcRedirectUri = (fapiUrl: string, connectionId: string) => `${fapiUrl}/sso/oidc/${connectionId}/callback`;
 
 /** The connection as every surface and event shows it: never the client secret. */
-function connectionView(c: ConnectionRow, fapiUrl: string, now = Date.now()) {
+function connectionView(c: ConnectionRow, fapiUrl: string, now: number) {
   const sp = spUrls(fapiUrl, c.id);
   return {
     object: 'sso_connection' as const,
@@ -234,7 +234,7 @@ export async function createConnection(deps: D, instanceId: string, input: Creat
   assertUsable(row);
   const [created] = await deps.db.insert(ssoConnections).values(row).returning();
   forgetSsoDomains(deps, instanceId);
-  const view = connectionView(created!, instance.fapiUrl);
+  const view = connectionView(created!, instance.fapiUrl, deps.clock.now());
   await emitEvent(deps, instanceId, 'ssoConnection.created', view);
   return view;
 }
@@ -257,7 +257,7 @@ export async function loadConnection(deps: Pick<Deps, 'db'>, instanceId: string,
 
 export async function getConnection(deps: Pick<Deps, 'db' | 'clock' | 'caches'>, instanceId: string, id: string, organizationId?: string) {
   const instance = await instanceContext(deps, instanceId);
-  return connectionView(await loadConnection(deps, instanceId, id, organizationId), instance.fapiUrl);
+  return connectionView(await loadConnection(deps, instanceId, id, organizationId), instance.fapiUrl, deps.clock.now());
 }
 
 /** Connections of the instance (or of one organization), newest first (cursor envelope). */
@@ -270,7 +270,7 @@ export async function listConnections(
   const orgId = q.organization_id ? (await loadOrganization(deps.db, instanceId, q.organization_id)).id : undefined;
   const where = [eq(ssoConnections.instanceId, instanceId), orgId ? eq(ssoConnections.organizationId, orgId) : undefined];
   return cursorList(q, newestFirst(ssoConnections.id), tableRows(deps.db, ssoConnections, ...where), (r) =>
-    connectionView(r, instance.fapiUrl),
+    connectionView(r, instance.fapiUrl, deps.clock.now()),
   );
 }
 
@@ -306,7 +306,7 @@ export async function updateConnection(deps: D, instanceId: string, id: string, 
     .where(eq(ssoConnections.id, current.id))
     .returning();
   forgetSsoDomains(deps, instanceId);
-  const view = connectionView(row!, instance.fapiUrl);
+  const view = connectionView(row!, instance.fapiUrl, deps.clock.now());
   await emitEvent(deps, instanceId, 'ssoConnection.updated', view);
   return view;
 }
@@ -322,7 +322,7 @@ export async function deleteConnection(
   const current = await loadConnection(deps, instanceId, id, organizationId);
   await deps.db.delete(ssoConnections).where(eq(ssoConnections.id, current.id));
   forgetSsoDomains(deps, instanceId);
-  const view = { ...connectionView(current, instance.fapiUrl), deleted: true as const };
+  const view = { ...connectionView(current, instance.fapiUrl, deps.clock.now()), deleted: true as const };
   await emitEvent(deps, instanceId, 'ssoConnection.deleted', view);
   return view;
 }
