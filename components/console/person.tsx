@@ -48,7 +48,9 @@ export function PersonRef({ value, people }: { value: string | null; people: Peo
       ? pages.instance(account.id, instance.id, `organizations/${encodeURIComponent(p.id)}`)
       : p.kind === 'secret_key'
         ? pages.instance(account.id, instance.id, 'api-keys')
-        : null;
+        : p.kind === 'initial_access_token'
+          ? pages.instance(account.id, instance.id, 'oauth-applications')
+          : null;
   const body = (
     <>
       <span className="block truncate font-medium">

@@ -22,7 +22,7 @@ afterAll(() => h.close());
 const people = (refs: string[]) => owner.b.dash('GET', `${base}/people?refs=${encodeURIComponent(refs.join(','))}`);
 
 describe('dashboard: people, not ids', () => {
-  it('names users, their sessions, the account’s operators, organizations and keys; leaves out what is not the instance’s', async () => {
+  it('names users, their sessions, the account’s operators, organizations, keys and initial access tokens; leaves out what is not the instance’s', async () => {
     const ada = (
       await h.call('POST', '/v1/users', {
         key: secret,
@@ -36,6 +36,10 @@ describe('dashboard: people, not ids', () => {
       await h.call('POST', '/v1/users', { key: otherSecret, body: { email_address: ['eve@example.com'], first_name: 'Eve' } })
     ).body.id;
     const keyId = (await owner.b.dash('GET', `${base}/keys`)).body.data[0].id as string;
+    // The actor of a dynamic registration (`oauth_initial_access_token:<id>`).
+    const iat = await owner.b.dash('POST', `${base}/oauth_initial_access_tokens`, { body: { name: 'Partner onboarding' } });
+    expect(iat.status).toBeLessThan(300);
+    const iatRef = `oauth_initial_access_token:${iat.body.id as string}`;
 
     const res = await people([
       ada,
@@ -43,6 +47,7 @@ describe('dashboard: people, not ids', () => {
       `operator:${owner.operator.id}`,
       org,
       `key:${keyId}`,
+      iatRef,
       bob,
       elsewhere,
       'cli',
@@ -56,9 +61,10 @@ describe('dashboard: people, not ids', () => {
     expect(byRef[`operator:${owner.operator.id}`]).toMatchObject({ kind: 'operator', name: 'Olive', email: 'owner@example.com' });
     expect(byRef[org]).toMatchObject({ kind: 'organization', name: 'Northwind', email: null });
     expect(byRef[`key:${keyId}`]).toMatchObject({ kind: 'secret_key', name: 'backend' });
+    expect(byRef[iatRef]).toMatchObject({ kind: 'initial_access_token', name: 'Partner onboarding', email: null });
     // Another instance's user, a system actor and an unknown id are not named.
     expect(Object.keys(byRef).sort()).toEqual(
-      [ada, bob, org, `key:${keyId}`, `operator:${owner.operator.id}`, `session:${session}`].sort(),
+      [ada, bob, org, `key:${keyId}`, iatRef, `operator:${owner.operator.id}`, `session:${session}`].sort(),
     );
   });
 

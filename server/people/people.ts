@@ -1,16 +1,26 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Deps } from '../deps';
-import { accountMemberships, emailAddresses, instances, organizations, secretKeys, sessions, users } from '../db/schema';
+import {
+  accountMemberships,
+  emailAddresses,
+  instances,
+  oauthInitialAccessTokens,
+  organizations,
+  secretKeys,
+  sessions,
+  users,
+} from '../db/schema';
 
 /**
  * Who an id or an actor ref names, for screens that should show people, not ids: users
  * (`user_…`, `user:<id>`), their sessions (`sess_…`, `session:<id>`), operators of the
- * instance's account (`operator:<id>`), organizations (`org_…`) and secret keys (`key_…`,
- * `key:<id>`). Only what belongs to the instance (or its account's operators) is named;
+ * instance's account (`operator:<id>`), organizations (`org_…`), secret keys (`key_…`,
+ * `key:<id>`) and the OpenID Provider's initial access tokens (`oauth_initial_access_token:<id>`,
+ * the actor of a dynamic registration). Only what belongs to the instance (or its account's operators) is named;
  * anything else is left out.
  */
-const PERSON_KINDS = ['user', 'session', 'operator', 'organization', 'secret_key'] as const;
+const PERSON_KINDS = ['user', 'session', 'operator', 'organization', 'secret_key', 'initial_access_token'] as const;
 type PersonKind = (typeof PERSON_KINDS)[number];
 
 export const personSchema = z
@@ -37,6 +47,7 @@ function parse(ref: string): { kind: PersonKind; id: string } | null {
   if (prefix === 'user' || (!prefix && rest.startsWith('user_'))) return { kind: 'user', id: rest };
   if (prefix === 'key' || (!prefix && rest.startsWith('key_'))) return { kind: 'secret_key', id: rest };
   if (!prefix && rest.startsWith('org_')) return { kind: 'organization', id: rest };
+  if (prefix === 'oauth_initial_access_token') return { kind: 'initial_access_token', id: rest };
   return null;
 }
 
@@ -106,6 +117,16 @@ export async function resolvePeople(deps: Pick<Deps, 'db'>, instanceId: string, 
         .where(and(inArray(secretKeys.id, idsOf('secret_key')), eq(secretKeys.instanceId, instanceId)))
     : [];
   const keys = new Map(keyRows.map((k) => [k.id, k.name]));
+  const tokenRows = idsOf('initial_access_token').length
+    ? await db
+        .select({ id: oauthInitialAccessTokens.id, name: oauthInitialAccessTokens.name })
+        .from(oauthInitialAccessTokens)
+        .where(
+          and(inArray(oauthInitialAccessTokens.id, idsOf('initial_access_token')), eq(oauthInitialAccessTokens.instanceId, instanceId)),
+        )
+    : [];
+  const tokens = new Map(tokenRows.map((k) => [k.id, k.name]));
+  const named = { organization: orgs, secret_key: keys, initial_access_token: tokens };
 
   return parsed.flatMap(({ ref, kind, id }): Person[] => {
     const base = { ref, kind, id, user_id: null };
@@ -118,7 +139,7 @@ export async function resolvePeople(deps: Pick<Deps, 'db'>, instanceId: string, 
       const p = userId ? people.get(userId) : undefined;
       return p ? [{ ...base, ...p, user_id: userId! }] : [];
     }
-    const name = (kind === 'organization' ? orgs : keys).get(id);
+    const name = named[kind].get(id);
     return name === undefined ? [] : [{ ...base, name, email: null }];
   });
 }

@@ -214,7 +214,7 @@ export type AuditLog = {
 
 export type Person = {
   ref: string;
-  kind: "user" | "session" | "operator" | "organization" | "secret_key";
+  kind: "user" | "session" | "operator" | "organization" | "secret_key" | "initial_access_token";
   id: string;
   name: string | null;
   email: string | null;
