@@ -11,6 +11,9 @@ import { answer, startWebhookReceiver, type ReceivedWebhook, type WebhookReceive
 import { browserGet, browserPost, consentForm, createOAuthApp, fapiUrlOf, relyingParty, startCodeFlow } from '../testing/oidc';
 import { runBackchannelLogoutsOnce } from './backchannel-logout';
 import { RETRY_SCHEDULE_MS } from '../webhooks/policy';
+import { startWebhookWorker } from '../webhooks/worker';
+import { deliveryRounds } from '../main/delivery-rounds';
+import type { ServerResponse } from 'node:http';
 
 /**
  * OpenID Back-Channel Logout 1.0 end to end: relying parties (openid-client) sign in through the
@@ -169,6 +172,28 @@ describe('delivery', () => {
     const subs = await Promise.all(rp.received.map((r) => validateLogoutRequest(r, app.client_id)));
     expect(subs.map((t) => t.sid)).toContain(s.sessionId);
     expect(subs.every((t) => t.sub === other.userId)).toBe(true);
+  });
+
+  it('a worker stopped while an RP is still answering gives the logout’s lease back: another worker takes it at once', async () => {
+    const app = await logoutApp('/slow');
+    const s = await signedInClient(h, inst, userId);
+    await signInto(s.b, app);
+    let pending: ServerResponse | null = null;
+    rp.reply = (_req, res) => (pending = res); // answers only when told
+    const worker = await startWebhookWorker(h.runtime.deps, h.runtime.database, { rounds: deliveryRounds(h.runtime.deps), pollMs: 20 });
+    const arrived = rp.next();
+    await s.b.call('DELETE', '/v1/client/sessions');
+    await arrived;
+    let [d] = await deliveriesOf(app.client_id);
+    expect(d).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(d!.lockedUntil).toBeGreaterThan(h.clock.now());
+    await worker.stop(50);
+    [d] = await deliveriesOf(app.client_id);
+    expect(d).toMatchObject({ status: 'pending', lockedUntil: h.clock.now() });
+    // The attempt still in flight here ends; its answer is recorded, and nothing is left running.
+    rp.reply = answer(200);
+    (pending as ServerResponse | null)?.writeHead(200).end();
+    await expect.poll(async () => (await deliveriesOf(app.client_id))[0]!.status).toBe('succeeded');
   });
 
   it('an RP that fails is retried on the schedule until it answers 2xx', async () => {

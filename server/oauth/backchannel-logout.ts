@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { oauthApplications, oauthLogoutDeliveries } from '../db/schema';
-import { claimDue } from '../db/leased-queue';
+import { claimDue, releaseLeases } from '../db/leased-queue';
 import { guardedRequest, outboundNetwork, OutboundTimeout, targetPolicy } from '../http/outbound';
 import { TargetRefused } from '../infra/ssrf';
 import { instanceContext, type InstanceContext } from '../instances/instances';
@@ -98,8 +98,14 @@ async function deliver(deps: LogoutDeliveryDeps, d: DeliveryRow): Promise<void> 
   deps.logger.debug({ delivery_id: d.id, application_id: d.applicationId, ok: r.ok, retry }, 'back-channel logout attempt');
 }
 
-/** Claims and delivers due back-channel logouts until none is due; returns how many were attempted. */
-export async function runBackchannelLogoutsOnce(deps: LogoutDeliveryDeps, opts: { batchSize?: number; stopping?: () => boolean } = {}) {
+/**
+ * Claims and delivers due back-channel logouts until none is due; returns how many were attempted.
+ * `held` names the claimed deliveries in flight (a stopping worker gives their leases back).
+ */
+export async function runBackchannelLogoutsOnce(
+  deps: LogoutDeliveryDeps,
+  opts: { batchSize?: number; stopping?: () => boolean; held?: Set<string> } = {},
+) {
   let total = 0;
   for (;;) {
     if (opts.stopping?.()) return total;
@@ -109,9 +115,18 @@ export async function runBackchannelLogoutsOnce(deps: LogoutDeliveryDeps, opts: 
       leaseMs: LEASE_MS,
     });
     if (claimed.length === 0) return total;
-    const results = await Promise.allSettled(claimed.map((d) => deliver(deps, d)));
-    // A failed record leaves the delivery leased: another round takes it when the lease lapses.
-    for (const r of results) if (r.status === 'rejected') deps.logger.error({ err: r.reason }, 'back-channel logout failed');
+    for (const d of claimed) opts.held?.add(d.id);
+    try {
+      const results = await Promise.allSettled(claimed.map((d) => deliver(deps, d)));
+      // A failed record leaves the delivery leased: another round takes it when the lease lapses.
+      for (const r of results) if (r.status === 'rejected') deps.logger.error({ err: r.reason }, 'back-channel logout failed');
+    } finally {
+      for (const d of claimed) opts.held?.delete(d.id);
+    }
     total += claimed.length;
   }
 }
+
+/** Gives back the leases of claimed deliveries still pending (a worker stopping with logouts unfinished). */
+export const releaseLogoutClaims = (deps: Pick<LogoutDeliveryDeps, 'db' | 'clock'>, ids: string[]) =>
+  releaseLeases(deps.db, oauthLogoutDeliveries, ids, deps.clock.now());

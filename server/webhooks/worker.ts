@@ -19,6 +19,8 @@ export interface WorkerOptions {
 export interface DeliveryRound {
   name: string;
   run(stopping: () => boolean): Promise<unknown>;
+  /** Gives back the leases of what the round holds unfinished (the worker stopped before it was done); answers how many. */
+  release(): Promise<number>;
 }
 
 /** Claims due messages and delivers them until none is due; returns how many were attempted. */
@@ -120,6 +122,13 @@ export async function startWebhookWorker(
       if (!finished) {
         await releaseClaims(deps, [...held]).catch((err: unknown) => deps.logger.warn({ err }, 'webhook worker: releasing claims failed'));
         deps.logger.warn({ released: held.size }, 'webhook worker stopped with deliveries unfinished; their claims are released');
+        for (const round of opts.rounds ?? []) {
+          const released = await round.release().catch((err: unknown) => {
+            deps.logger.warn({ err, round: round.name }, 'webhook worker: releasing claims failed');
+            return 0;
+          });
+          if (released) deps.logger.warn({ released, round: round.name }, 'delivery round stopped unfinished; its claims are released');
+        }
       }
       await unlisten?.();
     },
