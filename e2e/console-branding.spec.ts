@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import en from '../messages/en/console.json' with { type: 'json' };
 import hosted from '../messages/en/hosted.json' with { type: 'json' };
-import { cli, createOperatorAccount, latestCode, screenshot, uniqueEmail } from './support/helpers';
+import { cli, createOperatorInstance, latestCode, screenshot, uniqueEmail } from './support/helpers';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 
@@ -9,22 +9,13 @@ test('branding: the operator sets an application name, a logo, a primary colour 
   page,
   browser,
 }) => {
-  const accountId = await createOperatorAccount(page, {
+  const { accountId, instance } = await createOperatorInstance(page, {
     firstName: 'Bea',
     email: uniqueEmail('brand-owner'),
     password: 'brand new passphrase',
     accountName: 'Brand Co',
+    instanceName: 'Teal Shop',
   });
-  const instance = cli<{ instance_id: string; fapi_url: string }>(
-    'instance',
-    'create',
-    '--name',
-    'Teal Shop',
-    '--env',
-    'test',
-    '--account',
-    accountId,
-  );
   await page.goto(`/accounts/${accountId}/instances/${instance.instance_id}/settings/branding`);
   const card = page.getByRole('region', { name: en.branding.logo });
 

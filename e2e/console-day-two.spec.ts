@@ -3,7 +3,7 @@ import en from '../messages/en/console.json' with { type: 'json' };
 import templatesEn from '../messages/en/templates.json' with { type: 'json' };
 import hostedEn from '../messages/en/hosted.json' with { type: 'json' };
 import pk from '../messages/en/passkeys.json' with { type: 'json' };
-import { bapi, cli, createOperatorAccount, screenshot, uniqueEmail } from './support/helpers';
+import { bapi, cli, createOperatorInstance, screenshot, uniqueEmail } from './support/helpers';
 import { E2E_BASE_URL, E2E_PORT } from './support/server';
 
 /** Issue 48's defects, each seen as a person sees it. */
@@ -38,22 +38,13 @@ async function expectNothingSpills(cells: Locator) {
 }
 
 async function operatorWithInstance(page: Page, tag: string) {
-  const accountId = await createOperatorAccount(page, {
+  const { accountId, instance } = await createOperatorInstance(page, {
     firstName: 'Dana',
     email: uniqueEmail(`${tag}-owner`),
     password: 'day two of the console',
     accountName: `${tag} Ltd`,
+    instanceName: `${tag} app`,
   });
-  const instance = cli<{ instance_id: string; fapi_url: string }>(
-    'instance',
-    'create',
-    '--name',
-    `${tag} app`,
-    '--env',
-    'test',
-    '--account',
-    accountId,
-  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
   return { accountId, ...instance, secret, base: `/accounts/${accountId}/instances/${instance.instance_id}` };
 }

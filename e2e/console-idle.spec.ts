@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { INSTANCE_NAV, SETTINGS_NAV } from '../components/console/instance-nav';
-import { bapi, cli, createOperatorAccount, uniqueEmail } from './support/helpers';
+import { bapi, cli, createOperatorInstance, uniqueEmail } from './support/helpers';
 
 const SETTLE_MS = 1_500;
 const IDLE_MS = 3_000;
@@ -27,22 +27,16 @@ async function requestsWhileIdle(page: Page, url: string): Promise<string[]> {
 
 test('no console page keeps sending requests while it sits idle', async ({ page }) => {
   test.setTimeout(300_000); // ~25 pages, a few idle seconds each
-  const accountId = await createOperatorAccount(page, {
+  const {
+    accountId,
+    instance: { instance_id: instanceId },
+  } = await createOperatorInstance(page, {
     firstName: 'Ida',
     email: uniqueEmail('idle-owner'),
     password: 'sitting quietly',
     accountName: 'Idle Co',
+    instanceName: 'Idle',
   });
-  const { instance_id: instanceId } = cli<{ instance_id: string }>(
-    'instance',
-    'create',
-    '--name',
-    'Idle',
-    '--env',
-    'test',
-    '--account',
-    accountId,
-  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instanceId, '--scopes', '*', '--name', 'e2e');
   const user = await bapi<{ id: string }>(secret, 'POST', '/v1/users', { first_name: 'Ivy', email_address: [uniqueEmail('ivy')] });
   const org = await bapi<{ id: string }>(secret, 'POST', '/v1/organizations', { name: 'Idle Org', created_by: user.id });

@@ -4,7 +4,7 @@ import frCommon from '../messages/fr/common.json' with { type: 'json' };
 import en from '../messages/en/console.json' with { type: 'json' };
 import fr from '../messages/fr/console.json' with { type: 'json' };
 import hosted from '../messages/en/hosted.json' with { type: 'json' };
-import { bapi, cli, createOperatorAccount, createTestInstance, uniqueEmail } from './support/helpers';
+import { bapi, cli, createOperatorInstance, createTestInstance, uniqueEmail } from './support/helpers';
 
 /** ICU copy with its placeholders filled the simple way (`{field}`) and plurals taken as "other". */
 const fill = (message: string, values: Record<string, string | number>) =>
@@ -15,22 +15,16 @@ const fill = (message: string, values: Record<string, string | number>) =>
     .replace(/\{(\w+)\}/g, (_, name: string) => String(values[name]));
 
 test('a refused value is told in the UI’s language, per field, never as the validator’s text', async ({ page, browser }) => {
-  const accountId = await createOperatorAccount(page, {
+  const {
+    accountId,
+    instance: { instance_id: instanceId },
+  } = await createOperatorInstance(page, {
     firstName: 'Mia',
     email: uniqueEmail('messages-owner'),
     password: 'plain words please',
     accountName: 'Words Co',
+    instanceName: 'Words',
   });
-  const { instance_id: instanceId } = cli<{ instance_id: string }>(
-    'instance',
-    'create',
-    '--name',
-    'Words',
-    '--env',
-    'test',
-    '--account',
-    accountId,
-  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instanceId, '--scopes', '*', '--name', 'e2e');
   const taken = uniqueEmail('taken');
   await bapi(secret, 'POST', '/v1/users', { email_address: [taken] });

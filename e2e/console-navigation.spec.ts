@@ -1,25 +1,19 @@
 import { expect, test } from '@playwright/test';
 import { SETTINGS_NAV } from '../components/console/instance-nav';
 import en from '../messages/en/console.json' with { type: 'json' };
-import { cli, createOperatorAccount, readmeScreenshot, screenshot, uniqueEmail } from './support/helpers';
+import { createOperatorInstance, readmeScreenshot, screenshot, uniqueEmail } from './support/helpers';
 
 test('the sidebar groups an instance’s pages; settings is a section of sub-pages ending with the danger zone', async ({ page }) => {
-  const accountId = await createOperatorAccount(page, {
+  const {
+    accountId,
+    instance: { instance_id: instanceId },
+  } = await createOperatorInstance(page, {
     firstName: 'Nia',
     email: uniqueEmail('nav-owner'),
     password: 'finding my way',
     accountName: 'Nav Co',
+    instanceName: 'Paths',
   });
-  const { instance_id: instanceId } = cli<{ instance_id: string }>(
-    'instance',
-    'create',
-    '--name',
-    'Paths',
-    '--env',
-    'test',
-    '--account',
-    accountId,
-  );
   const base = `/accounts/${accountId}/instances/${instanceId}`;
 
   await test.step('the sidebar: Users and organizations, Configure, Developers, Monitor', async () => {

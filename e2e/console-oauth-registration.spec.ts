@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import oauth from '../messages/en/oauth.json' with { type: 'json' };
-import { cli, createOperatorAccount, uniqueEmail } from './support/helpers';
+import { createOperatorInstance, uniqueEmail } from './support/helpers';
 import { E2E_BASE_URL } from './support/server';
 
 const reg = oauth.console.registration;
@@ -17,22 +17,16 @@ test('an operator hands out an initial access token; a partner registers a clien
   browser,
 }) => {
   const page = await (await browser.newContext()).newPage();
-  const accountId = await createOperatorAccount(page, {
+  const {
+    accountId,
+    instance: { instance_id: instanceId },
+  } = await createOperatorInstance(page, {
     firstName: 'Reggie',
     email: uniqueEmail('dcr-owner'),
     password: 'registration by invitation',
     accountName: 'Partners Ltd',
+    instanceName: 'Partners',
   });
-  const { instance_id: instanceId } = cli<{ instance_id: string }>(
-    'instance',
-    'create',
-    '--name',
-    'Partners',
-    '--env',
-    'test',
-    '--account',
-    accountId,
-  );
   const base = `/accounts/${accountId}/instances/${instanceId}`;
   let token = '';
 

@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { INSTANCE_NAV, SETTINGS_NAV } from '../components/console/instance-nav';
-import { cli, createOperatorAccount, uniqueEmail } from './support/helpers';
+import { createOperatorInstance, uniqueEmail } from './support/helpers';
 
 /**
  * Every page of an instance's console navigation opens without an error and passes an
@@ -10,22 +10,16 @@ import { cli, createOperatorAccount, uniqueEmail } from './support/helpers';
 test('every instance page of the console renders and passes a WCAG 2.1 AA scan, light and dark', async ({ browser }) => {
   test.setTimeout(720_000); // ~50 page loads with a full axe scan each
   const page = await (await browser.newContext()).newPage();
-  const accountId = await createOperatorAccount(page, {
+  const {
+    accountId,
+    instance: { instance_id: instanceId },
+  } = await createOperatorInstance(page, {
     firstName: 'Paige',
     email: uniqueEmail('pages-owner'),
     password: 'every page at once',
     accountName: 'Pages Inc',
+    instanceName: 'Pages',
   });
-  const { instance_id: instanceId } = cli<{ instance_id: string }>(
-    'instance',
-    'create',
-    '--name',
-    'Pages',
-    '--env',
-    'test',
-    '--account',
-    accountId,
-  );
   const problems: string[] = [];
   for (const theme of ['light', 'dark'] as const) {
     await page.evaluate((t) => localStorage.setItem('latchkey_theme', t), theme);

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import en from '../messages/en/console.json' with { type: 'json' };
 import hosted from '../messages/en/hosted.json' with { type: 'json' };
-import { bapi, cli, createOperatorAccount, latestEmail, screenshot, smsCode, uniqueEmail } from './support/helpers';
+import { bapi, cli, createOperatorAccount, createOperatorInstance, latestEmail, screenshot, smsCode, uniqueEmail } from './support/helpers';
 
 const payloadOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
 
@@ -51,22 +51,13 @@ test('settings: the session token template with its live preview, saved and carr
 });
 
 test('settings: the password policy and the organization settings, each entry checked when it is left', async ({ page, browser }) => {
-  const accountId = await createOperatorAccount(page, {
+  const { accountId, instance } = await createOperatorInstance(page, {
     firstName: 'Pat',
     email: uniqueEmail('policy-owner'),
     password: 'policies are fun',
     accountName: 'Policy Co',
+    instanceName: 'Policies',
   });
-  const instance = cli<{ instance_id: string; fapi_url: string }>(
-    'instance',
-    'create',
-    '--name',
-    'Policies',
-    '--env',
-    'test',
-    '--account',
-    accountId,
-  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
   const settings = `/accounts/${accountId}/instances/${instance.instance_id}/settings`;
   await page.goto(`${settings}/sign-up`);

@@ -3,7 +3,7 @@ import sso from '../messages/en/sso.json' with { type: 'json' };
 import orgs from '../messages/en/organizations.json' with { type: 'json' };
 import directory from '../messages/en/directory.json' with { type: 'json' };
 import hosted from '../messages/en/hosted.json' with { type: 'json' };
-import { bapi, cli, createOperatorAccount, screenshot, uniqueEmail } from './support/helpers';
+import { bapi, cli, createOperatorInstance, screenshot, uniqueEmail } from './support/helpers';
 import { E2E_BASE_URL } from './support/server';
 import { startIdp } from './support/saml-idp';
 
@@ -11,22 +11,13 @@ test('SSO: an operator adds a SAML connection on the organization page; a user o
   page,
   browser,
 }) => {
-  const accountId = await createOperatorAccount(page, {
+  const { accountId, instance } = await createOperatorInstance(page, {
     firstName: 'Ingrid',
     email: uniqueEmail('sso-owner'),
     password: 'single sign-on rocks',
     accountName: 'SSO Co',
+    instanceName: 'Enterprise',
   });
-  const instance = cli<{ instance_id: string; fapi_url: string }>(
-    'instance',
-    'create',
-    '--name',
-    'Enterprise',
-    '--env',
-    'test',
-    '--account',
-    accountId,
-  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
   const org = await bapi<{ id: string }>(secret, 'POST', '/v1/organizations', { name: 'Acme' });
   const domain = await bapi<{ id: string }>(secret, 'POST', `/v1/organizations/${org.id}/domains`, { name: 'acme.test' });

@@ -3,7 +3,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { Secret, TOTP } from 'otpauth';
 import en from '../messages/en/console.json' with { type: 'json' };
 import protection from '../messages/en/protection.json' with { type: 'json' };
-import { bapi, cli, createOperatorAccount, readmeScreenshot, screenshot, uniqueEmail } from './support/helpers';
+import { bapi, cli, createOperatorAccount, createOperatorInstance, readmeScreenshot, screenshot, uniqueEmail } from './support/helpers';
 import { E2E_BASE_URL } from './support/server';
 
 const tu = en.users;
@@ -115,22 +115,13 @@ test('the user page: profile, contact details, password, two-step, lock, session
 }) => {
   test.setTimeout(180_000);
   const tp = en.user;
-  const accountId = await createOperatorAccount(page, {
+  const { accountId, instance } = await createOperatorInstance(page, {
     firstName: 'Ivy',
     email: uniqueEmail('user-page-owner'),
     password: 'one user at a time',
     accountName: 'User Page Co',
+    instanceName: 'Profiles',
   });
-  const instance = cli<{ instance_id: string; publishable_key: string; fapi_url: string }>(
-    'instance',
-    'create',
-    '--name',
-    'Profiles',
-    '--env',
-    'test',
-    '--account',
-    accountId,
-  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
   const password = 'first long passphrase';
   const user = await bapi<{ id: string }>(secret, 'POST', '/v1/users', {

@@ -2,28 +2,19 @@ import { expect, test } from '@playwright/test';
 import en from '../messages/en/console.json' with { type: 'json' };
 import hosted from '../messages/en/hosted.json' with { type: 'json' };
 import { startFakeTwilio } from '../server/testing/fake-twilio';
-import { bapi, cli, createOperatorAccount, smsCode, uniqueEmail } from './support/helpers';
+import { bapi, cli, createOperatorAccount, createOperatorInstance, smsCode, uniqueEmail } from './support/helpers';
 
 test('phone sign-up on the hosted page: offered once phone codes are on; the code goes by SMS and the account has the number verified', async ({
   page,
   browser,
 }) => {
-  const accountId = await createOperatorAccount(page, {
+  const { accountId, instance } = await createOperatorInstance(page, {
     firstName: 'Pia',
     email: uniqueEmail('phone-owner'),
     password: 'numbers all the way',
     accountName: 'Phone Co',
+    instanceName: 'Phone Shop',
   });
-  const instance = cli<{ instance_id: string; fapi_url: string }>(
-    'instance',
-    'create',
-    '--name',
-    'Phone Shop',
-    '--env',
-    'test',
-    '--account',
-    accountId,
-  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
   const phone = `+3361234${String(Date.now()).slice(-4)}`;
   const password = 'a phone passphrase 2026';

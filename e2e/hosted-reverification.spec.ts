@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import en from '../messages/en/hosted.json' with { type: 'json' };
 import consoleEn from '../messages/en/console.json' with { type: 'json' };
-import { cli, createOperatorAccount, latestCode, uniqueEmail } from './support/helpers';
+import { cli, createOperatorInstance, latestCode, uniqueEmail } from './support/helpers';
 import { E2E_BASE_URL } from './support/server';
 
 const ta = en.account;
@@ -18,22 +18,13 @@ test('a stale session is asked to verify again in place: by password to add an a
   browser,
 }) => {
   test.setTimeout(240_000);
-  const accountId = await createOperatorAccount(page, {
+  const { accountId, instance } = await createOperatorInstance(page, {
     firstName: 'Rhea',
     email: uniqueEmail('reverify-owner'),
     password: 'verify me again please',
     accountName: 'Reverify Co',
+    instanceName: 'Reverify',
   });
-  const instance = cli<{ instance_id: string; fapi_url: string }>(
-    'instance',
-    'create',
-    '--name',
-    'Reverify',
-    '--env',
-    'test',
-    '--account',
-    accountId,
-  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
 
   await test.step('the console sets the reverification window to 1 minute', async () => {

@@ -3,7 +3,7 @@ import { Secret, TOTP } from 'otpauth';
 import en from '../messages/en/hosted.json' with { type: 'json' };
 import social from '../messages/en/social.json' with { type: 'json' };
 import { startOidcIdp } from '../server/testing/social-idps';
-import { bapi, cli, createOperatorAccount, createTestInstance, latestCode, uniqueEmail } from './support/helpers';
+import { bapi, cli, createOperatorInstance, createTestInstance, latestCode, uniqueEmail } from './support/helpers';
 import { E2E_BASE_URL } from './support/server';
 
 test('a social sign-in of an account with two-step verification asks for the second factor on the hosted pages, then lands signed in', async ({
@@ -89,22 +89,13 @@ test('the mock provider of a test instance: the operator adds it in the console,
   page,
   browser,
 }) => {
-  const accountId = await createOperatorAccount(page, {
+  const { accountId, instance } = await createOperatorInstance(page, {
     firstName: 'Mo',
     email: uniqueEmail('mock-owner'),
     password: 'mock turtles all the way',
     accountName: 'Mock Co',
+    instanceName: 'Mocked',
   });
-  const instance = cli<{ instance_id: string; fapi_url: string }>(
-    'instance',
-    'create',
-    '--name',
-    'Mocked',
-    '--env',
-    'test',
-    '--account',
-    accountId,
-  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
   const email = uniqueEmail('mona');
 

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
 import en from '../messages/en/hosted.json' with { type: 'json' };
-import { bapi, cli, createOperatorAccount, latestCode, uniqueEmail } from './support/helpers';
+import { bapi, cli, createOperatorInstance, latestCode, uniqueEmail } from './support/helpers';
 
 /**
  * Issue #51: `prompt=login` and `max_age` force a real new authentication on the hosted sign-in.
@@ -24,22 +24,13 @@ test('prompt=login and max_age=1 ask a signed-in browser for its password again;
   });
   await new Promise<void>((resolve) => rp.listen(0, '127.0.0.1', resolve));
   const CALLBACK = `http://127.0.0.1:${(rp.address() as AddressInfo).port}/callback`;
-  const accountId = await createOperatorAccount(page, {
+  const { instance } = await createOperatorInstance(page, {
     firstName: 'Otto',
     email: uniqueEmail('oidc-owner'),
     password: 'providers ask again',
     accountName: 'Relying Co',
+    instanceName: 'RP',
   });
-  const instance = cli<{ instance_id: string; fapi_url: string }>(
-    'instance',
-    'create',
-    '--name',
-    'RP',
-    '--env',
-    'test',
-    '--account',
-    accountId,
-  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
   const app = await bapi<{ client_id: string; client_secret: string }>(secret, 'POST', '/v1/oauth_applications', {
     name: 'Relying party',

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import en from '../messages/en/hosted.json' with { type: 'json' };
-import { bapi, cli, createOperatorAccount, uniqueEmail } from './support/helpers';
+import { bapi, cli, createOperatorInstance, uniqueEmail } from './support/helpers';
 import { E2E_BASE_URL } from './support/server';
 
 const freePort = () =>
@@ -27,22 +27,13 @@ test.afterAll(() => {
  */
 test('the web page example: signs in through the hosted pages and calls the Express example API with its token', async ({ page }) => {
   execFileSync(process.execPath, [path.resolve('node_modules/typescript/bin/tsc'), '-p', 'sdk/browser/tsconfig.json']);
-  const accountId = await createOperatorAccount(page, {
+  const { accountId, instance } = await createOperatorInstance(page, {
     firstName: 'Esme',
     email: uniqueEmail('sdk-owner'),
     password: 'examples that run',
     accountName: 'SDK Examples',
+    instanceName: 'Web page example',
   });
-  const instance = cli<{ instance_id: string; publishable_key: string }>(
-    'instance',
-    'create',
-    '--name',
-    'Web page example',
-    '--env',
-    'test',
-    '--account',
-    accountId,
-  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'example');
 
   const port = await freePort();

@@ -4,7 +4,7 @@ import consoleEn from '../messages/en/console.json' with { type: 'json' };
 import waitlistEn from '../messages/en/waitlist.json' with { type: 'json' };
 import billingEn from '../messages/en/billing.json' with { type: 'json' };
 import hostedEn from '../messages/en/hosted.json' with { type: 'json' };
-import { bapi, cli, createOperatorAccount, latestCode, latestEmail, screenshot, uniqueEmail } from './support/helpers';
+import { bapi, cli, createOperatorInstance, latestCode, latestEmail, screenshot, uniqueEmail } from './support/helpers';
 import { E2E_BASE_URL } from './support/server';
 
 const wl = waitlistEn.hosted;
@@ -57,22 +57,13 @@ test('waitlist: a person joins on the hosted page, the operator invites them, th
   browser,
 }) => {
   const operator = await (await browser.newContext()).newPage();
-  const accountId = await createOperatorAccount(operator, {
+  const { accountId, instance } = await createOperatorInstance(operator, {
     firstName: 'Wanda',
     email: uniqueEmail('waitlist-owner'),
     password: 'a long enough passphrase',
     accountName: 'Waitlist Co',
+    instanceName: 'Queue',
   });
-  const instance = cli<{ instance_id: string; fapi_url: string }>(
-    'instance',
-    'create',
-    '--name',
-    'Queue',
-    '--env',
-    'test',
-    '--account',
-    accountId,
-  );
   const { secret } = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
   const person = { email: uniqueEmail('waiting'), password: 'first in the queue 2026' };
 

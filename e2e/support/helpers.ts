@@ -28,6 +28,26 @@ export async function createOperatorAccount(
   return /\/accounts\/(acct_[0-9A-Z]+)/.exec(page.url())![1]!;
 }
 
+/** An operator of their own account (`createOperatorAccount`) and a test instance in it, made through the CLI. */
+export async function createOperatorInstance(
+  page: Page,
+  operator: { firstName: string; email: string; password: string; accountName: string; instanceName: string },
+) {
+  const { instanceName, ...account } = operator;
+  const accountId = await createOperatorAccount(page, account);
+  const instance = cli<{ instance_id: string; publishable_key: string; fapi_url: string }>(
+    'instance',
+    'create',
+    '--name',
+    instanceName,
+    '--env',
+    'test',
+    '--account',
+    accountId,
+  );
+  return { accountId, instance };
+}
+
 export type TestInstance = { instance_id: string; publishable_key: string; fapi_url: string; secret: string };
 
 /** A test instance with a secret key that can read its outbox, made through the CLI. */
