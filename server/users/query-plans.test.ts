@@ -1,10 +1,12 @@
 import { and, desc, sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../db/schema';
 import { sharedHarness } from '../testing/harness';
 import { createTestUser } from '../testing/fapi-helpers';
 import { explain as explainRaw, explainQuery } from '../testing/explain';
 import { userFilters } from './users';
+import { userByIdSql } from './statements';
 import { SEARCH_CANDIDATES } from '../db/user-search';
 
 /**
@@ -14,10 +16,10 @@ import { SEARCH_CANDIDATES } from '../db/user-search';
  */
 const h = sharedHarness({ env: { BAPI_RATE_LIMIT: '100000' } });
 let instanceId: string;
+let template = '';
 beforeAll(async () => {
   const i = await h.createInstance();
   instanceId = i.instanceId;
-  let template = '';
   for (let n = 0; n < 5; n++) {
     template = await createTestUser(h, i, {
       email_address: [`plan${n}@example.com`],
@@ -141,5 +143,16 @@ describe('indexes for the user list filters (EXPLAIN)', () => {
     expect(many).toBeGreaterThanOrEqual(SEARCH_CANDIDATES);
     expect(many).toBeLessThan(BULK);
     expect(await ids('nobody-like-this')).toBe(0);
+  });
+});
+
+describe('the read of one user (GET /v1/users/:id, EXPLAIN)', () => {
+  it('the user by primary key, its addresses, numbers and second factor by their user indexes, no sequential scan', async () => {
+    const plan = await explainQuery(h.runtime.deps.db, new PgDialect().sqlToQuery(userByIdSql({ id: template, instanceId })));
+    expect(plan).not.toMatch(/Seq Scan/);
+    expect(plan).toMatch(/Index Scan using users_(pkey|instance_id_idx) on users/);
+    expect(plan).toContain('email_addresses_user_idx');
+    expect(plan).toContain('phone_numbers_user_idx');
+    expect(plan).toContain('totp_factors_pkey');
   });
 });

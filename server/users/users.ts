@@ -5,6 +5,7 @@ import type { Deps } from '../deps';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client';
 import { prepared } from '../db/prepared';
+import { rowsOf } from '../db/rows';
 import { uniqueViolation } from '../db/errors';
 import { emailAddresses, phoneNumbers, users } from '../db/schema';
 import { audit } from '../audit/audit';
@@ -20,7 +21,14 @@ import { removeUserMemberships } from '../organizations/memberships';
 import { assertMetadata, mergeMetadataChecked } from '../http/metadata';
 import { digestProblem, importLimitText, type PasswordHasher } from '../crypto/passwords';
 import type { CreateUserInput, ListUsersInput, UpdateUserInput, UserView } from './schemas';
-import { hasVerifiedEmailSql, hasVerifiedTotpSql } from './statements';
+import {
+  hasVerifiedEmailSql,
+  hasVerifiedTotpSql,
+  userById,
+  type EmailAddressJson,
+  type PhoneNumberJson,
+  type UserByIdRow,
+} from './statements';
 import { count as countMetric } from '../analytics/metrics';
 
 type UserFilterInput = Omit<ListUsersInput, 'limit' | 'starting_after' | 'order_by'>;
@@ -42,11 +50,12 @@ function sortOf(order: ListUsersInput['order_by']): UserSort | null {
 /** What "sort by name" compares: first and last name, else the username, case-folded (users_sort_name_idx). */
 const USER_SORT_NAME = sql`lower(coalesce(${users.firstName}, '') || ' ' || coalesce(${users.lastName}, '') || ' ' || coalesce(${users.username}, ''))`;
 
+/** A user with what its view shows: one row of the user read (`userById`), or of a list's relational query. */
 type UserRow = typeof users.$inferSelect & {
   /** Whether the user has a verified TOTP factor (users/mfa.ts), selected with the user. */
   twoFactorEnabled?: boolean;
-  emailAddresses: (typeof emailAddresses.$inferSelect)[];
-  phoneNumbers: (typeof phoneNumbers.$inferSelect)[];
+  emailAddresses: EmailAddressJson[];
+  phoneNumbers: PhoneNumberJson[];
 };
 type D = Pick<Deps, 'db' | 'clock' | 'passwords'>;
 
@@ -105,19 +114,53 @@ const twoFactorExtra = (u: { id: typeof users.id }) => ({
   twoFactorEnabled: hasVerifiedTotpSql(u.id).as('two_factor_enabled'),
 });
 
-const getUserStatement = prepared((db) =>
-  db.query.users
-    .findFirst({
-      where: (u, { and, eq }) => and(eq(u.id, sql.placeholder('id')), eq(u.instanceId, sql.placeholder('instanceId'))),
-      with: withIdentifiers,
-      extras: twoFactorExtra,
-    })
-    .prepare('get_user'),
-);
+const millisOf = (v: number | string | null) => (v === null ? null : Number(v));
+/** A json value as the driver gave it: parsed already, or its text (as Drizzle's jsonb column maps it). */
+function jsonOf<T>(v: T | string): T {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v) as T;
+  } catch {
+    return v as T;
+  }
+}
 
-/** One prepared query: the user with its email addresses and phone numbers. */
-function findUser(db: Db, instanceId: string, id: string): Promise<UserRow | undefined> {
-  return getUserStatement(db).execute({ id, instanceId });
+/** A row of the user read as the schema's fields (bigint as numbers, json parsed on either driver). */
+function userRowOf(r: UserByIdRow): UserRow {
+  return {
+    id: r.id,
+    instanceId: r.instance_id,
+    externalId: r.external_id,
+    firstName: r.first_name,
+    lastName: r.last_name,
+    username: r.username,
+    usernameKey: r.username_key,
+    primaryEmailAddressId: r.primary_email_address_id,
+    primaryPhoneNumberId: r.primary_phone_number_id,
+    passwordDigest: r.password_digest,
+    passwordHasher: r.password_hasher,
+    publicMetadata: jsonOf(r.public_metadata as UserRow['publicMetadata']),
+    privateMetadata: jsonOf(r.private_metadata as UserRow['privateMetadata']),
+    unsafeMetadata: jsonOf(r.unsafe_metadata as UserRow['unsafeMetadata']),
+    banned: r.banned,
+    locked: r.locked,
+    lockedUntil: millisOf(r.locked_until),
+    sessionsVersion: r.sessions_version,
+    lastSignInAt: millisOf(r.last_sign_in_at),
+    locale: r.locale,
+    imageUrl: r.image_url,
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+    twoFactorEnabled: r.two_factor_enabled,
+    emailAddresses: jsonOf(r.email_addresses),
+    phoneNumbers: jsonOf(r.phone_numbers),
+  };
+}
+
+/** One prepared statement (users/statements.ts): the user with its email addresses, phone numbers and second factor. */
+async function findUser(db: Db, instanceId: string, id: string): Promise<UserRow | undefined> {
+  const [row] = rowsOf<UserByIdRow>(await userById(db).execute({ id, instanceId }));
+  return row && userRowOf(row);
 }
 
 async function loadUser(db: Db, instanceId: string, id: string): Promise<UserRow> {
