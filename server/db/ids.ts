@@ -2,71 +2,69 @@ import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 /** Every id prefix in use; ids are `<prefix>_<26 Crockford base32 chars>`, time-sortable. */
-const ID_PREFIXES = [
-  'acct',
-  'ins',
-  'key',
-  'user',
-  'idn',
-  'evt',
-  'aud',
-  'sess',
-  'client',
-  'org',
-  'orgmem',
-  'orginv',
-  'orgdmn',
-  'role',
-  'perm',
-  'whep',
-  'msg',
-  'oa',
-  'req',
-  'kid',
-  'rt',
-  'act',
-  'sit',
-  'sia',
-  'sua',
-  'ver',
-  'pat',
-  'orgsug',
-  'orgmemreq',
-  'acctmem',
-  'acctinv',
-  'setup',
-  'email',
-  'sms',
-  'loc',
-  'locrev',
-  'msga',
-  'acl',
-  'scimtok',
-  'scimgrp',
-  'sif',
-  'kdev',
-  'ogr',
-  'oaz',
-  'apik',
-  'plan',
-  'sub',
-  'ltip',
-  'wle',
-  'socp',
-  'eac',
-  'socf',
-  'ssoc',
-  'ssoa',
-  'ssor',
-  'ssot',
-  'ptl',
-  'inv',
-  'passkey',
-  'jtmp',
-  'obl',
-  'oiat',
-] as const;
-export type IdPrefix = (typeof ID_PREFIXES)[number];
+export type IdPrefix =
+  | 'acct'
+  | 'ins'
+  | 'key'
+  | 'user'
+  | 'idn'
+  | 'evt'
+  | 'aud'
+  | 'sess'
+  | 'client'
+  | 'org'
+  | 'orgmem'
+  | 'orginv'
+  | 'orgdmn'
+  | 'role'
+  | 'perm'
+  | 'whep'
+  | 'msg'
+  | 'oa'
+  | 'req'
+  | 'kid'
+  | 'rt'
+  | 'act'
+  | 'sit'
+  | 'sia'
+  | 'sua'
+  | 'ver'
+  | 'pat'
+  | 'orgsug'
+  | 'orgmemreq'
+  | 'acctmem'
+  | 'acctinv'
+  | 'setup'
+  | 'email'
+  | 'sms'
+  | 'loc'
+  | 'locrev'
+  | 'msga'
+  | 'acl'
+  | 'scimtok'
+  | 'scimgrp'
+  | 'sif'
+  | 'kdev'
+  | 'ogr'
+  | 'oaz'
+  | 'apik'
+  | 'plan'
+  | 'sub'
+  | 'ltip'
+  | 'wle'
+  | 'socp'
+  | 'eac'
+  | 'socf'
+  | 'ssoc'
+  | 'ssoa'
+  | 'ssor'
+  | 'ssot'
+  | 'ptl'
+  | 'inv'
+  | 'passkey'
+  | 'jtmp'
+  | 'obl'
+  | 'oiat';
 
 /**
  * ulid's default source makes one getRandomValues call per character; drawing from a
