@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
+import { runStatement } from '../db/prepared';
 import { dailyMetricCounts, dailyMetrics, sessions, users, instances } from '../db/schema';
 import { countUpsert, gettingStartedColumns } from './statements';
 
@@ -25,12 +26,12 @@ export const METRIC_SHARDS = 16;
 
 /** Adds to today's value of a counter, on one of its shards picked at random. */
 export async function count(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string, metric: Counter, n = 1) {
-  await deps.db.execute(countWrite(deps, instanceId, metric, n));
+  await runStatement(deps.db, countWrite(deps, instanceId, metric, n));
 }
 
 /** count's write, to send with others (db/together.ts). */
 export const countWrite = (deps: Pick<Deps, 'clock'>, instanceId: string, metric: Counter, n = 1) =>
-  countUpsert(instanceId, metric, dayOf(deps.clock.now()), randomInt(METRIC_SHARDS), n);
+  countUpsert({ instanceId, metric, day: dayOf(deps.clock.now()), shard: randomInt(METRIC_SHARDS), n });
 
 /**
  * Sets today's gauges of every instance from the users and sessions tables: users who were

@@ -1,13 +1,16 @@
 import { sql } from 'drizzle-orm';
+import { statement } from '../db/prepared';
 import { dailyMetricCounts, instanceLogos, instances, secretKeys, sessions, users, webhookEndpoints } from '../db/schema';
 
 /** The analytics domain's hand-written statements (docs/development.md, "Data access"). */
 
 /** Adds `n` to one shard of a counter's day, creating the row on first use. */
-export const countUpsert = (instanceId: string, metric: string, day: number, shard: number, n: number) =>
-  sql`insert into ${dailyMetricCounts} (instance_id, metric, day, shard, value)
-      values (${instanceId}, ${metric}, ${day}, ${shard}, ${n})
-      on conflict (instance_id, metric, day, shard) do update set value = ${dailyMetricCounts.value} + excluded.value`;
+export const countUpsert = statement<'instanceId' | 'metric' | 'day' | 'shard' | 'n'>(
+  'count_upsert',
+  (v) => sql`insert into ${dailyMetricCounts} (instance_id, metric, day, shard, value)
+      values (${v.instanceId}, ${v.metric}, ${v.day}, ${v.shard}, ${v.n})
+      on conflict (instance_id, metric, day, shard) do update set value = ${dailyMetricCounts.value} + excluded.value`,
+);
 
 const exists = (q: ReturnType<typeof sql>) => sql<boolean>`exists (${q})`;
 

@@ -1,4 +1,4 @@
-import { and, eq, type SQL } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { ssoRequired } from '../organizations/sso-domains';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
@@ -15,7 +15,8 @@ import { rowFromJson, writeTogether, type Part } from '../db/together';
 import { rowsOf } from '../db/rows';
 import { activeSsoDomains } from '../organizations/sso-domains';
 import { emailDomain } from '../organizations/domains';
-import { insertAttemptSql, lastSignInWrite, moveAttemptSql, userForSignInSql } from './statements';
+import { insertAttemptSql, lastSignInWrite, moveAttemptSql, userForSignInSql, type SignInIdentifierKind } from './statements';
+import { runStatement, type Bound } from '../db/prepared';
 
 /**
  * The one ending of every way into a session. Each way (a password, a code, a link, a
@@ -189,7 +190,7 @@ async function userForSignIn(d: D, instanceId: string, userId: string) {
     primary_email_address_id: string | null;
     second_factor: boolean;
     passkey: boolean;
-  }>(await d.db.execute(userForSignInSql(instanceId, userId)));
+  }>(await runStatement(d.db, userForSignInSql(instanceId, userId)));
   if (!row) return undefined;
   return {
     id: row.id,
@@ -366,8 +367,8 @@ const attemptDefaults = (d: Pick<D, 'clock'>) => {
  */
 export function newAttemptWrite(
   d: Pick<D, 'clock'>,
-  row: Pick<SignInRow, 'instanceId' | 'clientId' | 'identifier'> & { userId: SQL },
-): SQL {
+  row: Pick<SignInRow, 'instanceId' | 'clientId' | 'identifier'> & { kind: SignInIdentifierKind; key: string },
+): Bound {
   const a = attemptDefaults(d);
   return insertAttemptSql(a, row);
 }

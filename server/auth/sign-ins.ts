@@ -1,6 +1,6 @@
 import { transferableStrategy } from './social-transfer';
 import type { AuditContext } from '../http/actor';
-import { and, eq, type SQL } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import type { Db } from '../db/client';
@@ -22,7 +22,7 @@ import { getUser } from '../users/users';
 import { assertNotLocked, assertUserRowNotLocked, endTimedLockout, recordFailedAttempt } from '../protection/lockout';
 import { maskEmail, type SignInOrigin } from '../protection/risk';
 import { checkGuessedPassword, storedPasswordOf, type StoredPassword } from './password-guess';
-import { storedPasswordSql, userIdByIdentifierSql } from './statements';
+import { storedPasswordSql, type SignInIdentifierKind } from './statements';
 import { completeSignIn, newAttemptWrite, recordSignInAttempt, signInCompleted, SIGN_IN_TTL_MS } from './complete-sign-in';
 import { checkCode, latestCode, verificationView } from '../verification/codes';
 import { checkNewPassword } from '../users/password-policy';
@@ -141,12 +141,11 @@ async function secondFactorsOf(
   return [...(totp ? SECOND_FACTORS : []), ...(passkey ? [{ strategy: 'passkey' as const }] : [])];
 }
 
-/** The user an identifier names in this instance: a scalar subquery (null for nobody). */
-function userIdOf(instanceId: string, identifier: string): SQL {
-  const key = identifier.toLowerCase();
-  if (isEmail(identifier)) return userIdByIdentifierSql.email(instanceId, key);
-  if (isPhone(identifier)) return userIdByIdentifierSql.phone(instanceId, identifier);
-  return userIdByIdentifierSql.username(instanceId, key);
+/** How an identifier names a user (statements.ts looks them up): its kind and key (lowercased, a phone number as typed). */
+function identifierKey(identifier: string): { kind: SignInIdentifierKind; key: string } {
+  if (isEmail(identifier)) return { kind: 'email', key: identifier.toLowerCase() };
+  if (isPhone(identifier)) return { kind: 'phone', key: identifier };
+  return { kind: 'username', key: identifier.toLowerCase() };
 }
 
 export async function signInView(deps: Pick<Deps, 'db' | 'clock'>, a: SignInRow, methods: SignInMethods = DEFAULT_SIGN_IN_METHODS) {
@@ -212,15 +211,14 @@ export async function createSignIn(
       methods.phone_code ? 'Sign in with your email address or phone number.' : 'Sign in with your email address.',
     );
   }
-  const userId = userIdOf(instance.id, identifier);
+  const { kind, key } = identifierKey(identifier);
   const fresh = client ? null : newClient(deps, instance.id);
   const c = client ?? fresh!.client;
-  const stored = storedPasswordSql(instance.id, userId);
   const [answers] = await writeTogether(deps.db, [
     {
       writes: [fresh?.write ?? null],
-      returning: { attempt: newAttemptWrite(deps, { instanceId: instance.id, clientId: c.id, identifier, userId }) },
-      reads: opts.withPassword ? { stored } : {},
+      returning: { attempt: newAttemptWrite(deps, { instanceId: instance.id, clientId: c.id, identifier, kind, key }) },
+      reads: opts.withPassword ? { stored: storedPasswordSql(instance.id, kind, key) } : {},
     },
   ]);
   const attempt = rowFromJson(signInAttempts, answers!.attempt)!;

@@ -2,13 +2,17 @@ import type { AuditContext } from '../http/actor';
 import { and, eq } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
-import { emailAddresses, phoneNumbers, signUpAttempts, users } from '../db/schema';
+import { phoneNumbers, signUpAttempts, users } from '../db/schema';
 import { allValidationProblems, AppError, notFound, validationError } from '../http/errors';
 import { newId } from '../db/ids';
 import { assertMetadata } from '../http/metadata';
 import type { InstanceContext } from '../instances/instances';
 import type { InstanceSettings } from '../instances/settings';
-import { createClient, type ClientRow } from '../sessions/clients';
+import { newClient, type ClientRow } from '../sessions/clients';
+import { rowFromJson, writeTogether, type Part } from '../db/together';
+import { emailTakenSql, signUpInsertSql } from './statements';
+import { runStatement } from '../db/prepared';
+import { rowsOf } from '../db/rows';
 import { completeSignIn } from './complete-sign-in';
 import { createUser } from '../users/users';
 import { checkCode, latestCode, samePurposes, verificationView } from '../verification/codes';
@@ -117,11 +121,7 @@ export function signUpFields(instance: InstanceContext, identifier: 'email_addre
 }
 
 async function assertEmailFree(db: Db, instanceId: string, email: string) {
-  const [taken] = await db
-    .select({ id: emailAddresses.id })
-    .from(emailAddresses)
-    .where(and(eq(emailAddresses.instanceId, instanceId), eq(emailAddresses.emailKey, email.toLowerCase())))
-    .limit(1);
+  const [taken] = rowsOf(await runStatement(db, emailTakenSql(instanceId, email.toLowerCase())));
   if (taken) throw validationError('email_address', 'taken', 'That email address is already taken.');
 }
 
@@ -180,9 +180,15 @@ async function assertUsernameFree(db: Db, instanceId: string, username: string |
   if (user) throw validationError('username', 'taken', 'That username is already taken.');
 }
 
-export async function signUpView(deps: Pick<Deps, 'db' | 'clock'>, instance: InstanceContext, a: SignUpRow) {
+/** `created`: the attempt was made by this request, so no code was sent for it yet (no read). */
+export async function signUpView(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  instance: InstanceContext,
+  a: SignUpRow,
+  opts: { created?: boolean } = {},
+) {
   const byPhone = a.phoneNumber !== null;
-  const code = await latestCode(deps, a.id, byPhone ? 'sign_up' : samePurposes('sign_up'));
+  const code = opts.created ? null : await latestCode(deps, a.id, byPhone ? 'sign_up' : samePurposes('sign_up'));
   const emailStrategy = code?.purpose === 'sign_up_link' ? 'email_link' : 'email_code';
   const verified = (byPhone ? a.phoneVerifiedAt : a.emailVerifiedAt) !== null;
   const { required, optional } = signUpFields(instance, byPhone ? 'phone_number' : 'email_address');
@@ -255,15 +261,15 @@ export async function createSignUp(
   ]);
   const passwordDigest = input.password === undefined ? null : await deps.passwords.hash(input.password);
 
-  return deps.db.transaction(async (tx) => {
-    const d = { ...deps, db: tx };
-    let newClientToken: string | null = null;
-    let c = client;
-    if (!c) ({ client: c, token: newClientToken } = await createClient(d, instance.id));
-    const now = deps.clock.now();
-    const [attempt] = await tx
-      .insert(signUpAttempts)
-      .values({
+  // The client (when there is none) and the attempt: one statement (db/together.ts).
+  const fresh = client ? null : newClient(deps, instance.id);
+  const c = client ?? fresh!.client;
+  const newClientToken = fresh?.token ?? null;
+  const now = deps.clock.now();
+  const insert: Part = {
+    writes: [fresh?.write ?? null],
+    returning: {
+      attempt: signUpInsertSql({
         id: newId('sua'),
         instanceId: instance.id,
         clientId: c.id,
@@ -279,10 +285,14 @@ export async function createSignUp(
         abandonAt: now + SIGN_UP_TTL_MS,
         createdAt: now,
         updatedAt: now,
-      })
-      .returning();
-    if (!invited) return { attempt: attempt!, client: c, newClientToken };
-    const done = await finishSignUp(d, instance, attempt!, 'ticket', auditCtx, true);
+      }),
+    },
+  };
+  const insertAttempt = async (db: Db) => rowFromJson(signUpAttempts, (await writeTogether(db, [insert]))[0]!.attempt)!;
+  if (!invited) return { attempt: await insertAttempt(deps.db), client: c, newClientToken };
+  return deps.db.transaction(async (tx) => {
+    const attempt = await insertAttempt(tx);
+    const done = await finishSignUp({ ...deps, db: tx }, instance, attempt, 'ticket', auditCtx, true);
     return { attempt: done.attempt, client: done.client, newClientToken: done.clientToken ?? newClientToken };
   });
 }

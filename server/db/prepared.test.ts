@@ -4,7 +4,8 @@ import { dirname, join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPglite, type Database } from './client';
-import { preparedSql } from './prepared';
+import { preparedSql, runStatement, sqlOf, statement } from './prepared';
+import { writeTogether } from './together';
 
 /**
  * preparedSql (db/prepared.ts) reaches into Drizzle's internals: `db.session.prepareQuery(query,
@@ -54,5 +55,56 @@ describe('the Drizzle internals db/prepared.ts relies on', () => {
     expect(rowsOf(await run(1, 2))).toEqual([{ n: 3 }]);
     expect(rowsOf(await run(40, 2))).toEqual([{ n: 42 }]);
     expect(builds).toBe(1);
+  });
+});
+
+describe('statement(): a hand-written statement whose text is built once', () => {
+  const rowsOf = (r: unknown) => (Array.isArray(r) ? r : ((r as { rows?: unknown[] }).rows ?? []));
+  let builds = 0;
+  const sum = statement<'a' | 'b'>('prepared_test_statement_sum', (v) => {
+    builds += 1;
+    return sql`select ${v.a}::int + ${v.b}::int as n`;
+  });
+  // Reads of a part are scalar expressions.
+  const plus = statement<'a' | 'b'>('prepared_test_statement_plus', (v) => {
+    builds += 1;
+    return sql`(${v.a}::int + ${v.b}::int)`;
+  });
+  const times10 = statement<'n'>('prepared_test_statement_times10', (v) => {
+    builds += 1;
+    return sql`(${v.n}::int * 10)`;
+  });
+
+  it('runs with its values, built once however many calls and handles (a transaction shares its handle’s text)', async () => {
+    builds = 0;
+    expect(rowsOf(await runStatement(database.db, sum({ a: 1, b: 2 })))).toEqual([{ n: 3 }]);
+    expect(rowsOf(await runStatement(database.db, sum({ a: 40, b: 2 })))).toEqual([{ n: 42 }]);
+    const inTx = await database.db.transaction(async (tx) => rowsOf(await runStatement(tx, sum({ a: 5, b: 5 }))));
+    expect(inTx).toEqual([{ n: 10 }]);
+    expect(builds).toBe(1);
+  });
+
+  it('sqlOf gives the same statement with its values inline', async () => {
+    expect(rowsOf(await database.db.execute(sqlOf(sum({ a: 2, b: 3 }))))).toEqual([{ n: 5 }]);
+  });
+
+  it('writeTogether: statements sent together make one text per combination, built once, each with its own values', async () => {
+    builds = 0;
+    const send = (a: number, n: number) =>
+      writeTogether(database.db, [{ reads: { sum: plus({ a, b: 1 }) } }, { reads: { made: times10({ n }), again: plus({ a: n, b: n }) } }]);
+    const first = await send(1, 2);
+    expect(first).toEqual([{ sum: 2 }, { made: 20, again: 4 }]);
+    const second = await send(7, 3);
+    expect(second).toEqual([{ sum: 8 }, { made: 30, again: 6 }]);
+    // Each piece once for the combination's text; nothing on the second call.
+    expect(builds).toBe(3);
+    // Another combination (one part fewer) is a text of its own.
+    expect(await writeTogether(database.db, [{ reads: { sum: plus({ a: 1, b: 1 }) } }])).toEqual([{ sum: 2 }]);
+    expect(builds).toBe(4);
+  });
+
+  it('writeTogether: a sql template among the statements sends them all with their values inline', async () => {
+    const answers = await writeTogether(database.db, [{ reads: { sum: plus({ a: 2, b: 2 }), plain: sql`(select 7)` } }]);
+    expect(answers).toEqual([{ sum: 4, plain: 7 }]);
   });
 });

@@ -4,6 +4,7 @@ import { events, webhookMessages } from '../db/schema';
 import { newId } from '../db/ids';
 import { fromJson, type Part } from '../db/together';
 import { insertRows } from '../db/insert-rows';
+import { runStatement } from '../db/prepared';
 import { eventInsertSql, insertAnsweringSubscribersSql, subscribersJsonSql, subscribersSql, wakeWebhookWorkersSql } from './statements';
 
 export interface EventRef {
@@ -19,7 +20,7 @@ export interface EventRef {
  * caller's transaction.
  */
 export async function insertAndFanOut(db: Db, event: EventRef & { data: Record<string, unknown> }): Promise<number> {
-  const found = rowsOf<{ id: string }>(await db.execute(insertAnsweringSubscribersSql(event)));
+  const found = rowsOf<{ id: string }>(await runStatement(db, insertAnsweringSubscribersSql(event)));
   return queueMessages(
     db,
     event,

@@ -1,8 +1,9 @@
-import { and, eq, isNotNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNotNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { audit } from '../audit/audit';
 import { identifierLockouts, signInFailures, users } from '../db/schema';
 import { newId } from '../db/ids';
+import type { Bound } from '../db/prepared';
 import { emitEvent } from '../events/events';
 import { AppError } from '../http/errors';
 import type { InstanceContext } from '../instances/instances';
@@ -166,7 +167,7 @@ const lockAudit = (instance: InstanceContext, ctx: AuditContext, action: string,
 });
 
 /** A completed sign-in starts the count afresh: the write, to send with others (db/together.ts); null when lockout is off. */
-export function clearFailedAttemptsWrite(instance: InstanceContext, userId: string): SQL | null {
+export function clearFailedAttemptsWrite(instance: InstanceContext, userId: string): Bound | null {
   if (!lockoutOf(instance).enabled) return null;
   return clearFailuresSql(instance.id, userId);
 }

@@ -2,6 +2,7 @@ import { and, eq, or, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps';
 import { emailAddresses, knownDevices, users, type KnownDeviceKind } from '../db/schema';
 import { newId } from '../db/ids';
+import type { Bound } from '../db/prepared';
 import { sendEmail } from '../email/mailer';
 import type { InstanceContext } from '../instances/instances';
 import { describeDevice, networkOf } from '../sessions/user-agent';
@@ -63,7 +64,7 @@ export function rememberOriginWrite(
   instance: InstanceContext,
   userId: string,
   origin: SignInOrigin,
-): SQL {
+): Bound {
   const now = deps.clock.now();
   const markers = markersOf(deps, origin).map((m) => ({ id: newId('kdev'), kind: m.kind, value: m.value }));
   return knownDevicesUpsertSql(instance.id, userId, markers, now);

@@ -1,6 +1,7 @@
 import type { AuditContext } from '../http/actor';
 import { and, eq, inArray } from 'drizzle-orm';
 import { rowFromJson, writeTogether, type Part } from '../db/together';
+import { runStatement } from '../db/prepared';
 import type { Deps } from '../deps';
 import { clients, sessions, users } from '../db/schema';
 import { AppError, notFound } from '../http/errors';
@@ -64,7 +65,7 @@ export async function findClient(deps: Pick<Deps, 'db' | 'clock'>, instance: Ins
 /** A new client and its token (shown to the caller once). Runs in the caller's transaction if any. */
 export async function createClient(deps: Pick<Deps, 'db' | 'clock'>, instanceId: string) {
   const fresh = newClient(deps, instanceId);
-  await deps.db.execute(fresh.write);
+  await runStatement(deps.db, fresh.write);
   return { client: fresh.client, token: fresh.token };
 }
 

@@ -1,6 +1,6 @@
 import { sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-import { preparedSql } from '../db/prepared';
+import { preparedSql, statement } from '../db/prepared';
 import { clients, oauthApplications, oauthAuthorizations, refreshTokens, sessions, totpFactors, users } from '../db/schema';
 import { entitledPlansJson } from '../billing/statements';
 
@@ -16,19 +16,66 @@ export const secondFactorOf = (userId: AnyPgColumn | SQL) =>
   );
 
 /** A new session's row (its times given), written with others (db/together.ts). */
-export const sessionInsertSql = (row: SessionRow, now: number, expireAt: number, abandonAt: number) => {
-  const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
-  return sql`insert into ${sessions} (id, instance_id, user_id, client_id, status, actor, last_active_organization_id, lti,
+const sessionInsert = statement<
+  | 'id'
+  | 'instanceId'
+  | 'userId'
+  | 'clientId'
+  | 'status'
+  | 'actor'
+  | 'lastActiveOrganizationId'
+  | 'lti'
+  | 'ipAddress'
+  | 'userAgent'
+  | 'browserName'
+  | 'browserVersion'
+  | 'deviceType'
+  | 'osName'
+  | 'isMobile'
+  | 'now'
+  | 'expireAt'
+  | 'abandonAt'
+  | 'signInWay'
+>(
+  'session_insert',
+  (v) => sql`insert into ${sessions} (id, instance_id, user_id, client_id, status, actor, last_active_organization_id, lti,
             ip_address, user_agent, browser_name, browser_version, device_type, os_name, is_mobile,
             last_active_at, expire_at, abandon_at, sign_in_way, created_at, updated_at)
-          values (${row.id}, ${row.instanceId}, ${row.userId}, ${row.clientId}, ${row.status}, ${json(row.actor)}::jsonb, ${row.lastActiveOrganizationId}, ${json(row.lti)}::jsonb,
-            ${row.ipAddress}, ${row.userAgent}, ${row.browserName}, ${row.browserVersion}, ${row.deviceType}, ${row.osName}, ${row.isMobile}::boolean,
-            ${now}, ${expireAt}, ${abandonAt}, ${row.signInWay}, ${now}, ${now})`;
+          values (${v.id}, ${v.instanceId}, ${v.userId}, ${v.clientId}, ${v.status}, ${v.actor}::jsonb, ${v.lastActiveOrganizationId}, ${v.lti}::jsonb,
+            ${v.ipAddress}, ${v.userAgent}, ${v.browserName}, ${v.browserVersion}, ${v.deviceType}, ${v.osName}, ${v.isMobile}::boolean,
+            ${v.now}, ${v.expireAt}, ${v.abandonAt}, ${v.signInWay}, ${v.now}, ${v.now})`,
+);
+export const sessionInsertSql = (row: SessionRow, now: number, expireAt: number, abandonAt: number) => {
+  const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
+  return sessionInsert({
+    id: row.id,
+    instanceId: row.instanceId,
+    userId: row.userId,
+    clientId: row.clientId,
+    status: row.status,
+    actor: json(row.actor),
+    lastActiveOrganizationId: row.lastActiveOrganizationId,
+    lti: json(row.lti),
+    ipAddress: row.ipAddress,
+    userAgent: row.userAgent,
+    browserName: row.browserName,
+    browserVersion: row.browserVersion,
+    deviceType: row.deviceType,
+    osName: row.osName,
+    isMobile: row.isMobile,
+    now,
+    expireAt,
+    abandonAt,
+    signInWay: row.signInWay,
+  });
 };
 
 /** A session's refresh token (by its digest). */
-export const refreshTokenInsertSql = (digest: string, sessionId: string, now: number) =>
-  sql`insert into ${refreshTokens} (digest, session_id, created_at) values (${digest}, ${sessionId}, ${now})`;
+const refreshTokenInsert = statement<'digest' | 'sessionId' | 'now'>(
+  'refresh_token_insert',
+  (v) => sql`insert into ${refreshTokens} (digest, session_id, created_at) values (${v.digest}, ${v.sessionId}, ${v.now})`,
+);
+export const refreshTokenInsertSql = (digest: string, sessionId: string, now: number) => refreshTokenInsert({ digest, sessionId, now });
 
 /**
  * The statement of the common refresh, in one round trip: when the token is current and its
@@ -108,14 +155,23 @@ export const rotateIfCurrentSql = (v: { digest: string; successorDigest: string;
       select count(*)::int as n from rotated`;
 
 /** A new client's row. */
+const clientInsert = statement<'id' | 'instanceId' | 'tokenDigest' | 'now'>(
+  'client_insert',
+  (v) =>
+    sql`insert into ${clients} (id, instance_id, token_digest, created_at, updated_at) values (${v.id}, ${v.instanceId}, ${v.tokenDigest}, ${v.now}, ${v.now})`,
+);
 export const clientInsertSql = (client: { id: string; tokenDigest: string }, instanceId: string, now: number) =>
-  sql`insert into ${clients} (id, instance_id, token_digest, created_at, updated_at) values (${client.id}, ${instanceId}, ${client.tokenDigest}, ${now}, ${now})`;
+  clientInsert({ id: client.id, instanceId, tokenDigest: client.tokenDigest, now });
 
 /** The client's active session set, and its token digest replaced when one is given; `returning *`. */
+const activeSession = statement<'clientId' | 'sessionId' | 'now' | 'tokenDigest'>(
+  'client_active_session',
+  (v) => sql`update ${clients} set last_active_session_id = ${v.sessionId}, updated_at = ${v.now},
+                    token_digest = coalesce(${v.tokenDigest}::text, token_digest)
+                  where id = ${v.clientId} returning *`,
+);
 export const activeSessionSql = (clientId: string, sessionId: string, now: number, tokenDigest: string | null) =>
-  sql`update ${clients} set last_active_session_id = ${sessionId}, updated_at = ${now},
-                    token_digest = coalesce(${tokenDigest}::text, token_digest)
-                  where id = ${clientId} returning *`;
+  activeSession({ clientId, sessionId, now, tokenDigest });
 
 /** The applications with a back-channel logout URI that the sessions signed into, with the user and `sid`. */
 export const backchannelTargetsSql = (sessionIds: readonly string[]) => sql`

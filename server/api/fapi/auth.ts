@@ -695,9 +695,11 @@ export const signUps = {
         );
       const created = await createSignUp(deps, auth.instance, body, auth.client, auditCtxOf(auth, request));
       auth.issueClientToken(created.newClientToken ?? auth.clientToken!);
+      // A client made by this request holds no session unless the sign-up completed at once (an invitation's ticket).
+      const known = created.newClientToken !== null && created.attempt.createdSessionId === null ? [] : undefined;
       return {
-        response: await signUpView(deps, auth.instance, created.attempt),
-        client: await clientView(deps, auth.instance, created.client),
+        response: await signUpView(deps, auth.instance, created.attempt, { created: true }),
+        client: await clientView(deps, auth.instance, created.client, known),
       };
     },
   }),
