@@ -8,6 +8,7 @@ import { createScim } from './scim';
 import { createOidc } from './oidc';
 import { createLti } from './lti';
 import { createSso } from './sso';
+import { pathOf } from '../http/url';
 import { createPortal } from './portal';
 
 export type FetchHandler = (req: Request, env?: unknown) => Response | Promise<Response>;
@@ -114,7 +115,7 @@ export function createApiHandler(runtime: Runtime): FetchHandler {
   const ops = handlers.get(SURFACES.find((s) => s.name === 'ops')!)!;
   const { deps } = runtime;
   const dispatch: FetchHandler = (req, env) => {
-    const surface = surfaceOf(new URL(req.url).pathname);
+    const surface = surfaceOf(pathOf(req.url));
     // Nothing else reaches here from the servers; a stray path gets the ops surface's JSON 404.
     return (surface ? handlers.get(surface)! : ops)(req, env);
   };

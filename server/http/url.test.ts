@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { httpUrl, isHttpUrl } from './url';
+import { httpUrl, isHttpUrl, pathOf } from './url';
 
 describe('isHttpUrl', () => {
   it('takes absolute http and https URLs only', () => {
@@ -23,5 +23,24 @@ describe('isHttpUrl', () => {
     expect(httpUrl('https://example.com:8443/x')?.origin).toBe('https://example.com:8443');
     expect(httpUrl('data:text/plain,hi')).toBeNull();
     expect(httpUrl('not a url')).toBeNull();
+  });
+});
+
+describe('pathOf', () => {
+  it('answers what new URL(url).pathname does, for serialised request URLs', () => {
+    for (const url of [
+      'http://localhost:3000/v1/users/user_1',
+      'http://localhost:3000/v1/users?limit=20',
+      'http://127.0.0.1:4711/fapi/ins_1/v1/client/sessions/sess_1/tokens?_is_native=1#x',
+      'https://auth.example.com/',
+      'https://auth.example.com',
+      'http://[::1]:3000/healthz',
+      'http://localhost:3000/a%2Fb/%20c?x=/y',
+      'http://localhost:3000//double//slash',
+      'http://localhost:3000/v1?',
+      'http://localhost:3000/a#b?c',
+    ]) {
+      expect(pathOf(url), url).toBe(new URL(url).pathname);
+    }
   });
 });
