@@ -25,6 +25,20 @@ export default tseslint.config(
     },
   },
   {
+    // The API surfaces set an answer's headers with setAnswerHeader (server/http/answer-headers.ts):
+    // the router renders its answers from those, so a header given to Hono's c.header would be lost.
+    files: ['server/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.object.name='c'][callee.property.name='header']",
+          message: "Set an answer's header with setAnswerHeader (server/http/answer-headers.ts), not Hono's c.header.",
+        },
+      ],
+    },
+  },
+  {
     // Operator scripts run by Node directly and report on the console.
     files: ['scripts/**/*.mjs'],
     languageOptions: { globals: { URL: 'readonly', console: 'readonly', process: 'readonly' } },

@@ -6,6 +6,7 @@ import type { RequestInfo } from './endpoint';
 import { requestOrigin } from './origin';
 import { cidrContains, normalizeIp, parseCidr, parseIp, type Cidr } from '../infra/ip';
 import { apiSecurityHeaders } from './security-headers';
+import { completeAnswer, setAnswerHeader } from './answer-headers';
 
 export type SurfaceEnv = {
   Variables: {
@@ -17,23 +18,26 @@ export type SurfaceEnv = {
 
 const REQUEST_ID_RE = /^[A-Za-z0-9_.:-]{8,128}$/;
 
-/** Request id, the security headers, one structured log line and metrics per request. */
+/**
+ * Request id, the security headers, one structured log line and metrics per request. The
+ * router's answers carry the request id and the security headers from the start (renderAnswer);
+ * any other answer (an error, a 404) gets them here, where it has none of that name.
+ */
 export function requestContext(deps: Deps, surface: string): MiddlewareHandler<SurfaceEnv> {
-  const security = Object.entries(apiSecurityHeaders(surface));
+  const security = apiSecurityHeaders(surface);
   return async (c, next) => {
     const started = performance.now();
     const given = c.req.header('x-request-id');
     const requestId = given && REQUEST_ID_RE.test(given) ? given : newId('req');
     c.set('requestId', requestId);
     c.set('route', 'unmatched');
-    // Set before the handler runs: adding a header to a finished response makes Hono rebuild it.
-    c.header('x-request-id', requestId);
+    setAnswerHeader(c, 'x-request-id', requestId);
     await next();
-    // After the handler, so that its answer, errors and 404s included, is covered; a header it set itself stays.
-    for (const [name, value] of security) if (!c.res.headers.has(name)) c.res.headers.set(name, value);
+    const res = c.res;
+    completeAnswer(c, res, security);
     const seconds = (performance.now() - started) / 1000;
     const route = c.get('route');
-    const status = c.res.status;
+    const status = res.status;
     deps.metrics.requests.inc({ surface, route, method: c.req.method, status: String(status) });
     deps.metrics.duration.observe({ surface, route, method: c.req.method }, seconds);
     deps.logger.info(

@@ -11,6 +11,8 @@ import { requestContext, requestInfo, type SurfaceEnv } from './request-context'
 import { unknownResponseFields } from './response-check';
 import { auditTrail, transactionKeepingRefusals, type AuditEntry, type AuditTrail } from './transaction';
 import { isStorableText, validate } from './validate';
+import { renderAnswer } from './answer-headers';
+import { apiSecurityHeaders } from './security-headers';
 
 export interface RouteEntry<Guard, Auth> {
   method: Method;
@@ -153,6 +155,7 @@ function auditTarget(spec: { target?: string }, params: Record<string, string>, 
  */
 export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Auth>, guards: RouterGuards): Hono<SurfaceEnv> {
   const { protocol } = surface;
+  const security = apiSecurityHeaders(surface.name);
   const app = new Hono<SurfaceEnv>();
   // First: a dialect's request is translated and served again, logged once as the route that served it.
   if (surface.dialect)
@@ -172,6 +175,11 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
   for (const route of surface.routes) {
     const { endpoint } = route;
     const hasBody = route.method !== 'GET';
+    const media = [
+      ...protocol.media,
+      ...(endpoint.multipart ? (['multipart'] as const) : []),
+      ...(endpoint.form ? (['form'] as const) : []),
+    ];
     app.on(route.method, route.path, async (c) => {
       c.set('route', route.path);
       const request = requestInfo(c, deps.config);
@@ -179,11 +187,6 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
       if (instanceId) await guards.networkAcl(deps, surface.name, instanceId, request);
       const auth = await surface.authenticate(c, route);
       const params = pathParams(c, endpoint);
-      const media = [
-        ...protocol.media,
-        ...(endpoint.multipart ? (['multipart'] as const) : []),
-        ...(endpoint.form ? (['form'] as const) : []),
-      ];
       const parsed = hasBody ? await parseBody(c, media, { strictForm: protocol.strictForm }) : { raw: '', value: undefined };
       const body = hasBody ? validate(endpoint.body ?? EMPTY_BODY, parsed.value, 'body') : undefined;
       // No query string and no schema: nothing to check, and EMPTY_QUERY would answer {}.
@@ -221,12 +224,13 @@ export function buildSurface<Guard, Auth>(deps: Deps, surface: Surface<Guard, Au
         });
       };
       const out = surface.around ? await surface.around({ c, route, auth, rawBody: parsed.raw, deps, run }) : await run(deps);
-      if (out.status === 204 || out.status === 304 || out.body === '') return c.body(null, out.status as 200, out.headers);
-      return c.body(
-        typeof out.body === 'string' || out.body instanceof ReadableStream ? out.body : new Uint8Array(out.body),
-        out.status as 200,
-        out.headers,
-      );
+      const payload =
+        out.status === 204 || out.status === 304 || out.body === ''
+          ? null
+          : typeof out.body === 'string' || out.body instanceof ReadableStream
+            ? out.body
+            : new Uint8Array(out.body);
+      return renderAnswer(c, out.status, payload, out.headers, security);
     });
   }
 

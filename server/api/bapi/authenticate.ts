@@ -6,6 +6,7 @@ import { enforceLimit, rateLimitHeaders } from '../../limits/rate-limit';
 import { resolveSecretKey } from '../../keys/secret-keys';
 import { budgetRule } from '../../limits/policy';
 import { grants, type Scope } from '../../keys/scopes';
+import { setAnswerHeader } from '../../http/answer-headers';
 
 export interface BapiAuth {
   instance: ResolvedKey['instance'];
@@ -55,7 +56,7 @@ export async function authenticateSecretKey(deps: Deps, c: Context, guard: BapiG
   const rule = await budgetRule(deps, key.instance, 'bapi_per_key');
   const request = { ip: clientIp(c, deps.config), userAgent: c.req.header('user-agent') ?? null };
   const decision = await enforceLimit(deps, 'bapi', rule, key.keyId, { instanceId: key.instance.id, actor: `key:${key.keyId}`, request });
-  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) setAnswerHeader(c, name, value);
 
   requireScope(key.scopes, guard.scope);
   return auth;

@@ -11,6 +11,7 @@ import { clientCookieSpec, CONSOLE_CLIENT_COOKIE, findClient } from '../../sessi
 import { resolveMe } from '../../users/me';
 import { accountInstance, membershipRole, roleAtLeast } from '../../operators/operators';
 import { requestOrigin, SAFE_METHODS } from '../../http/origin';
+import { setAnswerHeader } from '../../http/answer-headers';
 
 /**
  * Dashboard API credentials: the console session. The console signs in on the platform
@@ -72,7 +73,7 @@ function consoleCookie(deps: Pick<Deps, 'config'>, platform: InstanceContext, to
 }
 
 export async function authenticateConsole(deps: Deps, c: Context, guard: ConsoleGuard): Promise<ConsoleAuth> {
-  c.header('cache-control', 'no-store');
+  setAnswerHeader(c, 'cache-control', 'no-store');
   const platform = await platformContext(deps);
   const auth: ConsoleAuth = {
     platform,
@@ -81,7 +82,7 @@ export async function authenticateConsole(deps: Deps, c: Context, guard: Console
     account: null,
     instance: null,
     request: { ip: clientIp(c, deps.config), userAgent: c.req.header('user-agent') ?? null },
-    setConsoleCookie: (token) => c.header('set-cookie', consoleCookie(deps, platform, token)),
+    setConsoleCookie: (token) => setAnswerHeader(c, 'set-cookie', consoleCookie(deps, platform, token)),
   };
 
   const token = getCookie(c, CONSOLE_CLIENT_COOKIE);
@@ -97,7 +98,7 @@ export async function authenticateConsole(deps: Deps, c: Context, guard: Console
       auth.sessionId = me.sessionId;
     }
   } else if (token) {
-    c.header('set-cookie', consoleCookie(deps, platform, null));
+    setAnswerHeader(c, 'set-cookie', consoleCookie(deps, platform, null));
   }
   if (guard.role !== 'public' && !auth.operatorId) {
     throw new AppError('UNAUTHENTICATED', { message: 'Sign in to the console first.' });

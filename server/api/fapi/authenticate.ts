@@ -21,6 +21,7 @@ import { resolveMe, type Me } from '../../users/me';
 import { refuseImpersonation, type ImpersonationRule } from '../../users/impersonation';
 import { assertReverified } from '../../auth/reverification';
 import { requirementOf } from '../../sessions/factor-verification';
+import { setAnswerHeader } from '../../http/answer-headers';
 
 /**
  * FAPI credentials. The instance comes from the path (`/fapi/<instance_id>`); the
@@ -251,7 +252,7 @@ export function fapiInstanceId(c: Context): string | null {
 }
 
 export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard): Promise<MeAuth> {
-  c.header('cache-control', 'no-store');
+  setAnswerHeader(c, 'cache-control', 'no-store');
   const instanceId = fapiInstanceId(c);
   if (!instanceId) throw notFound('instance');
   const instance = await instanceContext(deps, instanceId);
@@ -265,8 +266,8 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
   // `__client` replaces any earlier `__client` of this answer; the other cookies set are kept.
   const otherCookies: string[] = [];
   const setClientCookie = (cookie: string) => {
-    c.header('set-cookie', cookie);
-    for (const other of otherCookies) c.header('set-cookie', other, { append: true });
+    setAnswerHeader(c, 'set-cookie', cookie);
+    for (const other of otherCookies) setAnswerHeader(c, 'set-cookie', other, { append: true });
   };
   const auth: MeAuth = {
     instance,
@@ -276,7 +277,7 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
     clientToken: null,
     bearer: bearerToken(authorization),
     issueClientToken(token) {
-      if (mode === 'native') c.header('authorization', `Bearer ${token}`);
+      if (mode === 'native') setAnswerHeader(c, 'authorization', `Bearer ${token}`);
       else setClientCookie(clientCookie(instance, token, instance.settings.session_lifetime_seconds, servedUrl));
     },
     clearClientToken() {
@@ -289,7 +290,7 @@ export async function authenticateFapi(deps: Deps, c: Context, guard: FapiGuard)
         : cookieAttributes(instance, servedUrl);
       const cookie = `${name}=${value}; ${attributes}; Max-Age=${maxAgeSeconds}`;
       otherCookies.push(cookie);
-      c.header('set-cookie', cookie, { append: true });
+      setAnswerHeader(c, 'set-cookie', cookie, { append: true });
     },
   };
   if (!guard.client) return auth;

@@ -7,6 +7,7 @@ import { instanceContext, type InstanceContext } from '../../instances/instances
 import { servedFapiUrl } from '../../instances/custom-domain';
 import { clientCookieSpec } from '../../sessions/clients';
 import { originOf, requestOrigin, SAFE_METHODS } from '../../http/origin';
+import { completeAnswer, setAnswerHeader } from '../../http/answer-headers';
 
 /**
  * Browser origins on the FAPI: CSRF refusal of cookie-authenticated writes and CORS.
@@ -82,12 +83,14 @@ export function fapiCors(deps: Deps): MiddlewareHandler {
       }
       return c.body(null, 204, headers);
     }
-    await next();
-    c.res.headers.append('vary', 'Origin');
+    // Set on the answer before it is rendered (answer-headers.ts); an answer made elsewhere (the surface's own 404) gets them after.
+    setAnswerHeader(c, 'vary', 'Origin', { append: true });
     if (allowed) {
-      c.res.headers.set('access-control-allow-origin', origin!);
-      c.res.headers.set('access-control-allow-credentials', 'true');
-      c.res.headers.set('access-control-expose-headers', EXPOSED_HEADERS);
+      setAnswerHeader(c, 'access-control-allow-origin', origin!);
+      setAnswerHeader(c, 'access-control-allow-credentials', 'true');
+      setAnswerHeader(c, 'access-control-expose-headers', EXPOSED_HEADERS);
     }
+    await next();
+    completeAnswer(c, c.res);
   };
 }

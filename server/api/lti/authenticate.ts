@@ -12,6 +12,7 @@ import { clientCookieSpec } from '../../sessions/clients';
 import { clientCookie, cookieAttributes, fapiInstanceId } from '../fapi/authenticate';
 import { REASONS } from '../../lti/reasons';
 import { enforceIpBudget } from '../../limits/policy';
+import { setAnswerHeader } from '../../http/answer-headers';
 
 /**
  * The LTI surface's auth: public routes whose id_token is verified by the handler. The
@@ -33,7 +34,7 @@ export interface LtiAuth {
 }
 
 export async function authenticateLti(deps: Deps, c: Context): Promise<LtiAuth> {
-  c.header('cache-control', 'no-store');
+  setAnswerHeader(c, 'cache-control', 'no-store');
   const instanceId = fapiInstanceId(c);
   if (!instanceId) throw notFound('instance');
   const instance = await instanceContext(deps, instanceId);
@@ -45,7 +46,8 @@ export async function authenticateLti(deps: Deps, c: Context): Promise<LtiAuth> 
     servedUrl,
     cookie: (name) => getCookie(c, name),
     setCookie(name, value, maxAge) {
-      c.header(
+      setAnswerHeader(
+        c,
         'set-cookie',
         `${name}=${value}; ${cookieAttributes(instance, servedUrl, { crossSite: true, path: ltiPath })}; Max-Age=${maxAge}`,
         { append: true },
@@ -53,9 +55,14 @@ export async function authenticateLti(deps: Deps, c: Context): Promise<LtiAuth> 
     },
     clientToken: () => getCookie(c, clientCookieSpec(instance).name),
     issueClientToken(token) {
-      c.header('set-cookie', clientCookie(instance, token, instance.settings.session_lifetime_seconds, servedUrl, { crossSite: true }), {
-        append: true,
-      });
+      setAnswerHeader(
+        c,
+        'set-cookie',
+        clientCookie(instance, token, instance.settings.session_lifetime_seconds, servedUrl, { crossSite: true }),
+        {
+          append: true,
+        },
+      );
     },
   };
 }

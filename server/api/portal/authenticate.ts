@@ -10,6 +10,7 @@ import { enforceIpBudget } from '../../limits/policy';
 import { resolvePortalSession } from '../../portal/links';
 import { REASONS } from '../../portal/reasons';
 import { cookieAttributes, fapiInstanceId } from '../fapi/authenticate';
+import { setAnswerHeader } from '../../http/answer-headers';
 
 /**
  * The admin portal's API under each fapi_url (`/v1/portal/…`), called by the portal pages
@@ -58,7 +59,7 @@ function checkPortalOrigin(c: Context, servedUrl: string) {
 }
 
 export async function authenticatePortal(deps: Deps, c: Context, guard: PortalGuard): Promise<PortalAuth> {
-  c.header('cache-control', 'no-store');
+  setAnswerHeader(c, 'cache-control', 'no-store');
   const instanceId = fapiInstanceId(c);
   if (!instanceId) throw notFound('instance');
   const instance = await instanceContext(deps, instanceId);
@@ -68,7 +69,7 @@ export async function authenticatePortal(deps: Deps, c: Context, guard: PortalGu
     const attributes = opts.sameSiteNone
       ? `Path=${cookiePath(servedUrl)}; HttpOnly; Secure; SameSite=None`
       : cookieAttributes(instance, servedUrl, { path: cookiePath(servedUrl) });
-    c.header('set-cookie', `${name}=${value}; ${attributes}; Max-Age=${maxAgeSeconds}`, { append: true });
+    setAnswerHeader(c, 'set-cookie', `${name}=${value}; ${attributes}; Max-Age=${maxAgeSeconds}`, { append: true });
   };
   if ('open' in guard) {
     // Guessing tokens costs the federation budget of the address.

@@ -12,6 +12,7 @@ import type { ScimAuth } from './scim';
 import { routeTable, type GuardAuth } from '../../http/route-table';
 import { resolveScimToken, type ScimCaller } from '../../scim/tokens';
 import { recordDirectoryFailure } from '../../scim/directory-status';
+import { setAnswerHeader } from '../../http/answer-headers';
 
 /** SCIM 2.0 (RFC 7644) under `{PUBLIC_URL}/scim/v2`; the bearer token names the organization. */
 const SCIM_PREFIX = '/scim/v2';
@@ -83,7 +84,7 @@ async function authenticateScim(deps: Deps, c: Context, guard: ScimGuard): Promi
   const caller = await scimCaller(deps, c);
   const rule = { name: 'scim_token', limit: deps.config.SCIM_RATE_LIMIT ?? DEFAULT_SCIM_BUDGET, windowMs: SCIM_WINDOW_MS };
   const decision = await enforceLimit(deps, 'scim', rule, caller.tokenId);
-  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) setAnswerHeader(c, name, value);
   return {
     instance: { id: caller.instanceId },
     organizationId: caller.organizationId,
