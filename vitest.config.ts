@@ -26,7 +26,7 @@ const mocking = ['server', 'bench', 'i18n', 'messages', 'lib', 'sdk'].flatMap((d
 );
 
 /** What every project shares (the global setup stays on the root, so it runs once). */
-const common = { pool: 'forks', testTimeout: 30_000, hookTimeout: 60_000, setupFiles: ['server/testing/next-environment.ts'] } as const;
+const common = { pool: 'forks' as const, testTimeout: 30_000, hookTimeout: 60_000, setupFiles: ['server/testing/next-environment.ts'] };
 /** The app's `@/…` imports (tsconfig.json's paths), for tests of components. */
 const resolve = { alias: [{ find: /^@\//, replacement: `${import.meta.dirname}/` }] };
 
