@@ -779,18 +779,23 @@ describe('the answer is bound to the browser that asked (ways that leave the bro
     expect(await sessionOf(plain, victim)).toBeNull();
   });
 
-  it('social: the provider’s answer carried to another browser signs in nobody (flow_binding_mismatch)', async () => {
-    const p = await plain.person();
-    const attacker = browserOf(h, plain.i);
-    const started = await attacker.call('POST', '/v1/client/sign_ins', { body: { strategy: 'oauth_acme', redirect_url: APP } });
-    idp.loginAs = p.sub;
-    const back = await browseUntil(started.body.response.first_factor_verification.external_verification_redirect_url, callbackOf(plain.i));
+  /** The provider's answer to `attacker`'s flow, opened by another browser: 403 flow_binding_mismatch, and neither is signed in. */
+  async function expectCallbackElsewhereRefused(back: URL, attacker: FapiTestClient) {
     const victim = browserOf(h, plain.i);
     const res = await h.request('GET', `/fapi/${plain.i.instanceId}/v1/oauth_callback${back.search}`);
     expect(res.status).toBe(403);
     expect(await res.text()).toContain('flow_binding_mismatch');
     expect(await sessionOf(plain, attacker)).toBeNull();
     expect(await sessionOf(plain, victim)).toBeNull();
+  }
+
+  it('social: the provider’s answer carried to another browser signs in nobody (flow_binding_mismatch)', async () => {
+    const p = await plain.person();
+    const attacker = browserOf(h, plain.i);
+    const started = await attacker.call('POST', '/v1/client/sign_ins', { body: { strategy: 'oauth_acme', redirect_url: APP } });
+    idp.loginAs = p.sub;
+    const back = await browseUntil(started.body.response.first_factor_verification.external_verification_redirect_url, callbackOf(plain.i));
+    await expectCallbackElsewhereRefused(back, attacker);
   });
 
   it('mock social: the mock page’s answer carried to another browser signs in nobody (flow_binding_mismatch)', async () => {
@@ -805,12 +810,7 @@ describe('the answer is bound to the browser that asked (ways that leave the bro
     });
     expect(posted.status).toBe(303);
     const back = new URL(posted.headers.get('location')!);
-    const victim = browserOf(h, plain.i);
-    const res = await h.request('GET', `/fapi/${plain.i.instanceId}/v1/oauth_callback${back.search}`);
-    expect(res.status).toBe(403);
-    expect(await res.text()).toContain('flow_binding_mismatch');
-    expect(await sessionOf(plain, attacker)).toBeNull();
-    expect(await sessionOf(plain, victim)).toBeNull();
+    await expectCallbackElsewhereRefused(back, attacker);
   });
 
   it('passkey: the answer to one browser’s challenge, carried to another browser, signs in nobody', async () => {
