@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import en from '../messages/en/hosted.json' with { type: 'json' };
-import { createTestInstance, latestCode, readmeScreenshot, screenshot, smsCode, uniqueEmail } from './support/helpers';
+import { createTestInstance, hostedSignUp, latestCode, readmeScreenshot, screenshot, smsCode, uniqueEmail } from './support/helpers';
 import { E2E_BASE_URL } from './support/server';
 
 const ta = en.account;
@@ -25,13 +25,7 @@ test('the hosted account page: upload a photo, add, verify and make primary an e
   const passwords = { old: 'a first passphrase 2026', next: 'a second passphrase 2026' };
 
   await test.step('sign up on the hosted page', async () => {
-    await page.goto(`${instance.fapi_url}/sign-up`);
-    await page.getByLabel(en.fields.email).fill(first);
-    await page.getByLabel(en.fields.password, { exact: true }).fill(passwords.old);
-    await page.getByRole('button', { name: en.signUp.submit, exact: true }).click();
-    await page.getByLabel(en.code.label).fill(await latestCode(instance.secret, first));
-    await page.getByRole('button', { name: en.signUp.verifySubmit }).click();
-    await expect(page.getByRole('heading', { name: en.profile.title, level: 1 })).toBeVisible();
+    await hostedSignUp(page, instance, first, passwords.old);
     await expectAccessible(page);
   });
 

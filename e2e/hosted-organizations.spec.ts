@@ -3,7 +3,7 @@ import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import en from '../messages/en/hosted.json' with { type: 'json' };
-import { bapi, createTestInstance, latestCode, latestEmail, uniqueEmail, type TestInstance } from './support/helpers';
+import { bapi, createTestInstance, hostedSignUp, latestEmail, uniqueEmail } from './support/helpers';
 import { DNS_RECORDS_FILE, SCREENSHOT_DIR } from './support/server';
 
 const to = en.organizations;
@@ -35,17 +35,6 @@ async function expectNoHorizontalScroll(page: Page) {
   expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
 }
 
-/** Signs up on the hosted page with an email code; ends on the hosted profile. */
-async function signUp(page: Page, instance: TestInstance, email: string, password: string) {
-  await page.goto(`${instance.fapi_url}/sign-up`);
-  await page.getByLabel(en.fields.email).fill(email);
-  await page.getByLabel(en.fields.password, { exact: true }).fill(password);
-  await page.getByRole('button', { name: en.signUp.submit, exact: true }).click();
-  await page.getByLabel(en.code.label).fill(await latestCode(instance.secret, email));
-  await page.getByRole('button', { name: en.signUp.verifySubmit }).click();
-  await expect(page.getByRole('heading', { name: en.profile.title, level: 1 })).toBeVisible();
-}
-
 const switcher = (page: Page) => page.getByRole('button', { name: new RegExp(`${to.switcherLabel}$`) });
 
 async function newPage(browser: Browser, options: Parameters<Browser['newContext']>[0] = {}) {
@@ -65,7 +54,7 @@ test('hosted organizations: an end user signs up, creates an organization, invit
     p.getByRole('list', { name: to.membersTitle }).getByRole('listitem').filter({ hasText: email });
 
   await test.step('the owner signs up on the hosted page; the switcher shows the personal account', async () => {
-    await signUp(page, instance, owner.email, owner.password);
+    await hostedSignUp(page, instance, owner.email, owner.password);
     await expect(switcher(page)).toContainText(to.personal);
   });
 

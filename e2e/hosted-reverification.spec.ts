@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import en from '../messages/en/hosted.json' with { type: 'json' };
 import consoleEn from '../messages/en/console.json' with { type: 'json' };
-import { cli, createOperatorInstance, latestCode, uniqueEmail } from './support/helpers';
+import { cli, createOperatorInstance, hostedSignUp, latestCode, uniqueEmail } from './support/helpers';
 import { E2E_BASE_URL } from './support/server';
 
 const ta = en.account;
@@ -46,13 +46,7 @@ test('a stale session is asked to verify again in place: by password to add an a
   const password = 'a passphrase to prove';
 
   await test.step('sign up; a session that just signed in is fresh', async () => {
-    await user.goto(`${instance.fapi_url}/sign-up`);
-    await user.getByLabel(en.fields.email).fill(email);
-    await user.getByLabel(en.fields.password, { exact: true }).fill(password);
-    await user.getByRole('button', { name: en.signUp.submit, exact: true }).click();
-    await user.getByLabel(en.code.label).fill(await latestCode(secret, email));
-    await user.getByRole('button', { name: en.signUp.verifySubmit }).click();
-    await expect(user.getByRole('heading', { name: en.profile.title, level: 1 })).toBeVisible();
+    await hostedSignUp(user, { ...instance, secret }, email, password);
   });
 
   // Past the window by the server's clock.

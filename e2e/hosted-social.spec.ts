@@ -3,7 +3,7 @@ import { Secret, TOTP } from 'otpauth';
 import en from '../messages/en/hosted.json' with { type: 'json' };
 import social from '../messages/en/social.json' with { type: 'json' };
 import { startOidcIdp } from '../server/testing/social-idps';
-import { bapi, cli, createOperatorInstance, createTestInstance, latestCode, uniqueEmail } from './support/helpers';
+import { bapi, cli, createOperatorInstance, createTestInstance, hostedSignUp, uniqueEmail } from './support/helpers';
 import { E2E_BASE_URL } from './support/server';
 
 test('a social sign-in of an account with two-step verification asks for the second factor on the hosted pages, then lands signed in', async ({
@@ -36,13 +36,7 @@ test('a social sign-in of an account with two-step verification asks for the sec
     });
 
     await test.step('a user signs up with a password and turns on an authenticator app', async () => {
-      await page.goto(`${instance.fapi_url}/sign-up`);
-      await page.getByLabel(en.fields.email).fill(user.email);
-      await page.getByLabel(en.fields.password, { exact: true }).fill(user.password);
-      await page.getByRole('button', { name: en.signUp.submit, exact: true }).click();
-      await page.getByLabel(en.code.label).fill(await latestCode(instance.secret, user.email));
-      await page.getByRole('button', { name: en.signUp.verifySubmit }).click();
-      await expect(page.getByRole('heading', { name: en.profile.title, level: 1 })).toBeVisible();
+      await hostedSignUp(page, instance, user.email, user.password);
 
       await page.getByRole('tab', { name: en.profile.tabs.security }).click();
       await page.getByRole('button', { name: en.mfa.setUp }).click();

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
 import en from '../messages/en/hosted.json' with { type: 'json' };
-import { bapi, cli, createOperatorInstance, latestCode, uniqueEmail } from './support/helpers';
+import { bapi, cli, createOperatorInstance, hostedSignUp, uniqueEmail } from './support/helpers';
 
 /**
  * Issue #51: `prompt=login` and `max_age` force a real new authentication on the hosted sign-in.
@@ -45,13 +45,7 @@ test('prompt=login and max_age=1 ask a signed-in browser for its password again;
   const password = 'an old session is not enough';
 
   await test.step('the user signs up on the hosted page: the browser holds a session', async () => {
-    await user.goto(`${instance.fapi_url}/sign-up`);
-    await user.getByLabel(en.fields.email).fill(email);
-    await user.getByLabel(en.fields.password, { exact: true }).fill(password);
-    await user.getByRole('button', { name: en.signUp.submit, exact: true }).click();
-    await user.getByLabel(en.code.label).fill(await latestCode(secret, email));
-    await user.getByRole('button', { name: en.signUp.verifySubmit }).click();
-    await expect(user.getByRole('heading', { name: en.profile.title, level: 1 })).toBeVisible();
+    await hostedSignUp(user, { ...instance, secret }, email, password);
   });
 
   const authorize = (extra: Record<string, string>) =>

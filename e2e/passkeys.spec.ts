@@ -3,7 +3,7 @@ import consoleEn from '../messages/en/console.json' with { type: 'json' };
 import en from '../messages/en/hosted.json' with { type: 'json' };
 import pk from '../messages/en/passkeys.json' with { type: 'json' };
 import { BUDGETS } from '../server/limits/budgets';
-import { cli, createOperatorAccount, latestCode, uniqueEmail } from './support/helpers';
+import { cli, createOperatorAccount, hostedSignUp, uniqueEmail } from './support/helpers';
 
 /**
  * Passkeys in Chromium with the DevTools protocol's virtual authenticator (a platform
@@ -85,13 +85,7 @@ test('passkeys: register on the hosted profile, sign in by autofill and with an 
   const email = uniqueEmail('pasi');
 
   await test.step('sign up, then add a passkey on the profile’s security tab', async () => {
-    await user.goto(`${instance.fapi_url}/sign-up`);
-    await user.getByLabel(en.fields.email).fill(email);
-    await user.getByLabel(en.fields.password, { exact: true }).fill('a passkey user passphrase');
-    await user.getByRole('button', { name: en.signUp.submit, exact: true }).click();
-    await user.getByLabel(en.code.label).fill(await latestCode(instance.secret, email));
-    await user.getByRole('button', { name: en.signUp.verifySubmit }).click();
-    await expect(user.getByRole('heading', { name: en.profile.title, level: 1 })).toBeVisible();
+    await hostedSignUp(user, instance, email, 'a passkey user passphrase');
     // The sign-up landed on the profile: the hash alone (no reload) opens the Security tab.
     await user.goto(`${instance.fapi_url}/profile#security`);
     await expect(user.getByRole('tab', { name: en.profile.tabs.security })).toHaveAttribute('aria-selected', 'true');

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { expect, type Page } from '@playwright/test';
+import hosted from '../../messages/en/hosted.json' with { type: 'json' };
 import { E2E_BASE_URL, SCREENSHOT_DIR, runState, serverEnv } from './server';
 
 /** Runs the CLI against the started server's store and parses its `--json` answer. */
@@ -62,6 +63,17 @@ export function createTestInstance(name: string): TestInstance {
   );
   const key = cli<{ secret: string }>('keys', 'create', '--instance', instance.instance_id, '--scopes', '*', '--name', 'e2e');
   return { ...instance, secret: key.secret };
+}
+
+/** Signs up on the instance's hosted page with a password and the emailed code; ends on the hosted profile. */
+export async function hostedSignUp(page: Page, instance: Pick<TestInstance, 'fapi_url' | 'secret'>, email: string, password: string) {
+  await page.goto(`${instance.fapi_url}/sign-up`);
+  await page.getByLabel(hosted.fields.email).fill(email);
+  await page.getByLabel(hosted.fields.password, { exact: true }).fill(password);
+  await page.getByRole('button', { name: hosted.signUp.submit, exact: true }).click();
+  await page.getByLabel(hosted.code.label).fill(await latestCode(instance.secret, email));
+  await page.getByRole('button', { name: hosted.signUp.verifySubmit }).click();
+  await expect(page.getByRole('heading', { name: hosted.profile.title, level: 1 })).toBeVisible();
 }
 
 type Email = {
